@@ -1,0 +1,66 @@
+/**
+ * Errors in three tiers (see the README): what the model did wrong is an observation; ending a run
+ * is an {@link InterruptAgentFlow} that carries the messages to append; harness failures
+ * ({@link ConfigError}, {@link ApiError}, bugs) are thrown up to `main.ts`.
+ *
+ * @module
+ */
+import type { Message } from "./types.ts";
+
+/** Ends or redirects the loop; the agent appends `messages` and carries on or stops at an `exit`. */
+export class InterruptAgentFlow extends Error {
+  /** The messages the agent appends when it catches this. */
+  readonly messages: Message[];
+  /** @param messages the messages to append (an `exit` message ends the run) */
+  constructor(...messages: Message[]) {
+    super(messages.map((m) => m.content ?? "").join("\n"));
+    this.name = new.target.name;
+    this.messages = messages;
+  }
+}
+
+/** Build the one `exit` message every ending appends. */
+export function exitMessage(status: string, submission = "", content?: string): Message {
+  return {
+    role: "exit",
+    content: content ?? (status === "Submitted" ? submission : status),
+    extra: { exit_status: status, submission },
+  };
+}
+
+/** The model printed the submission sentinel with exit code 0. */
+export class Submitted extends InterruptAgentFlow {}
+/** The step or cost limit was reached before a query. */
+export class LimitsExceeded extends InterruptAgentFlow {}
+/** The wall-clock limit was reached before a query. */
+export class TimeExceeded extends LimitsExceeded {}
+/** The model's reply had no valid action(s); carries the format-error user message. */
+export class FormatError extends InterruptAgentFlow {}
+/** Ctrl-C or SIGTERM arrived; carries the exit message (status `Interrupted` or `Terminated`). */
+export class Interrupted extends InterruptAgentFlow {}
+/** The environment can no longer run commands (e.g. its container died); ends the run. */
+export class EnvironmentLost extends InterruptAgentFlow {}
+
+/** A bad config file, key, value or CLI flag. Messages name the file, line, key or flag. */
+export class ConfigError extends TypeError {
+  /** @param message one line naming what was wrong and where */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ConfigError";
+  }
+}
+
+/** The model endpoint failed in a way retries cannot fix (auth, bad request, retries exhausted). */
+export class ApiError extends Error {
+  /** HTTP status, or 0 for network errors and deadlines. */
+  readonly status: number;
+  /**
+   * @param message one line: what failed, the status, and what to do
+   * @param status HTTP status, 0 when there was none
+   */
+  constructor(message: string, status: number, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ApiError";
+    this.status = status;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The three small contracts of claudius (Model, Environment, Agent) and the plain data that flows
+ * between them. Everything here is data or an interface: no behaviour.
+ *
+ * @module
+ */
+
+/** A JSON value, as it travels on the wire and into the trajectory. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Template variables: plain data handed to the Jinja2-compatible renderer. */
+export type Vars = Record<string, unknown>;
+
+/** One OpenAI-style function call made by the model. */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** A message role. `exit` ends the run and is never sent to the API. */
+export type Role = "system" | "user" | "assistant" | "tool" | "exit";
+
+/**
+ * One entry of the linear message list, which is also the trajectory. `extra` holds metadata
+ * (actions, raw response, cost, raw output, ...) and is stripped before messages go to the API.
+ * Assistant messages keep every field the provider returned (e.g. `reasoning_content`).
+ */
+export interface Message {
+  role: Role;
+  content: string | null;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  extra?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** A bash command the model asked for. `tool_call_id` is set in tool-call mode. */
+export interface Action {
+  command: string;
+  tool_call_id?: string;
+}
+
+/**
+ * What running one action produced. A command that fails, times out or cannot start is still an
+ * output (returncode -1 and `exception_info` set): the model sees it, the run goes on.
+ */
+export interface ExecOutput {
+  /** Merged stdout and stderr, decoded like Python's text mode (bounded, see the environment). */
+  output: string;
+  returncode: number;
+  /** Empty unless the command could not finish normally (timeout, spawn failure). */
+  exception_info: string;
+  /** Extra keys copied into the observation message's `extra` (e.g. `exception_type`). */
+  extra?: Record<string, unknown>;
+}
+
+/** Where commands run: the host (`local`), a container (`docker`), a sandbox (`bubblewrap`). */
+export interface Environment {
+  /** The environment's resolved config, as saved in the trajectory and exposed to templates. */
+  readonly config: Record<string, unknown>;
+  /** Short class name recorded as `info.config.environment_type`. */
+  readonly type: string;
+  /** Prepare the environment (start a container, probe uname). Called once before the first step. */
+  start(signal?: AbortSignal): Promise<void>;
+  /** Run one action in a fresh shell. Never throws for command failures; `signal` aborts it. */
+  execute(action: Action, signal?: AbortSignal): Promise<ExecOutput>;
+  /** Config fields plus the uname of where commands run (`system`, `node`, `release`, `version`, `machine`). */
+  templateVars(): Vars;
+  /** Release everything (kill processes, remove the container). Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** One chat completion, parsed once at the client boundary into our own shape. */
+export interface Completion {
+  /** The assistant message exactly as the provider returned it (role, content, tool_calls, ...). */
+  message: Message;
+  finish_reason: string | null;
+  /** Cost of this call in dollars (provider-reported, else computed from configured prices, else 0). */
+  cost: number;
+  /** The whole raw response body, for the trajectory. */
+  response: Json;
+}
+
+/** The request the model layer sends: messages already stripped of `extra`. */
+export interface ChatRequest {
+  messages: Message[];
+  /** Tool definitions (tool-call mode) or undefined (text mode). */
+  tools?: Json[];
+}
+
+/** A transport that turns a chat request into a completion: the HTTP client, or a scripted replay. */
+export interface ChatClient {
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<Completion>;
+}
+
+/** The model as the agent sees it: query for the next assistant message, render observations. */
+export interface Model {
+  /** The model's resolved config, as saved in the trajectory and exposed to templates. */
+  readonly config: Record<string, unknown>;
+  /** Class name recorded as `info.config.model_type`. */
+  readonly type: string;
+  /**
+   * Ask the model for its next message. Returns the assistant message with `extra.actions`,
+   * `extra.response`, `extra.cost` and `extra.timestamp`. Throws `FormatError` (carrying the
+   * format-error user message, with the call's cost) when the reply has no valid action(s).
+   */
+  query(messages: Message[], signal?: AbortSignal): Promise<Message>;
+  /** Render one observation message per action (padding unrun tool calls). */
+  formatObservations(message: Message, outputs: ExecOutput[], vars: Vars): Message[];
+  /** Config fields exposed to templates. */
+  templateVars(): Vars;
+}

@@ -1,0 +1,100 @@
+import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "./_assert.ts";
+import {
+  checkSource,
+  type ConfigIO,
+  findKeyLine,
+  loadConfig,
+  loadSpec,
+  mergeTrees,
+  parseKeyValue,
+} from "../src/config.ts";
+import { ConfigError } from "../src/errors.ts";
+
+const builtinDir = new URL("../config", import.meta.url).pathname;
+const io: ConfigIO = { builtinDir, readTextFile: Deno.readTextFile };
+
+async function tempFile(name: string, text: string): Promise<string> {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/${name}`;
+  await Deno.writeTextFile(path, text);
+  return path;
+}
+
+Deno.test("mergeTrees() merges mappings recursively and replaces lists and scalars", () => {
+  const merged = mergeTrees(
+    { agent: { step_limit: 5, x: { a: 1 } }, environment: { run_args: ["--rm", "-x"] } },
+    { agent: { x: { b: 2 } }, environment: { run_args: ["--init"] } },
+    { agent: { step_limit: 7 } },
+  );
+  assertEquals(merged, { agent: { step_limit: 7, x: { a: 1, b: 2 } }, environment: { run_args: ["--init"] } });
+});
+
+Deno.test("parseKeyValue() parses JSON values and keeps other text as strings", () => {
+  assertEquals(parseKeyValue("agent.step_limit=5"), { agent: { step_limit: 5 } });
+  assertEquals(parseKeyValue("model.model_kwargs.temperature=0.5"), { model: { model_kwargs: { temperature: 0.5 } } });
+  assertEquals(parseKeyValue("model.model_name=openai/gpt-5"), { model: { model_name: "openai/gpt-5" } });
+  assertEquals(parseKeyValue('environment.run_args=["--rm"]'), { environment: { run_args: ["--rm"] } });
+  assertEquals(parseKeyValue("run.task=a=b"), { run: { task: "a=b" } });
+  assertThrows(() => parseKeyValue("agent..x=1"), ConfigError);
+});
+
+Deno.test("loadSpec() finds built-in configs by name and accepts .yml files", async () => {
+  const builtin = await loadSpec("default", io);
+  assertEquals(builtin.path, `${builtinDir}/default.yaml`);
+  const yml = await tempFile("mine.yml", "agent:\n  step_limit: 3\n");
+  assertEquals((await loadSpec(yml, io)).data, { agent: { step_limit: 3 } });
+  assertEquals((await loadSpec(yml.replace(/\.yml$/, ""), io)).data, { agent: { step_limit: 3 } });
+});
+
+Deno.test("loadSpec() reports a YAML syntax error with file, line and column", async () => {
+  const path = await tempFile("bad.yaml", "agent:\n  step_limit: 3\n   cost_limit: [1\n");
+  const e = await assertRejects(() => loadSpec(path, io), ConfigError);
+  assertMatch(e.message, new RegExp(`^Cannot parse config ${path}:3:\\d+: `));
+  await assertRejects(() => loadSpec("no-such-config", io), ConfigError, "Cannot find config 'no-such-config'");
+});
+
+Deno.test("checkSource() names the unknown key, its file and line, and the nearest valid key", async () => {
+  const path = await tempFile("typo.yaml", "agent:\n  step_limit: 3\n  step_limt: 4\n");
+  const source = await loadSpec(path, io);
+  const e = assertThrows(() => checkSource(source, () => {}), ConfigError);
+  assertEquals(e.message, `Unknown config key 'agent.step_limt' in ${path}:3 (did you mean 'step_limit'?)`);
+  const section = await loadSpec(await tempFile("s.yaml", "agnet:\n  step_limit: 1\n"), io);
+  assertMatch(assertThrows(() => checkSource(section, () => {}), ConfigError).message, /did you mean 'agent'/);
+});
+
+Deno.test("checkSource() names the key path and expected type of a wrong value", () => {
+  const e = assertThrows(
+    () => checkSource({ spec: "agent.step_limit=\"x\"", data: { agent: { step_limit: "x" } } }, () => {}),
+    ConfigError,
+  );
+  assertEquals(e.message, `Config key 'agent.step_limit' in -c 'agent.step_limit="x"' must be an integer, got "x"`);
+  assertThrows(() => checkSource({ spec: "s", data: { environment: { run_args: "--rm" } } }, () => {}), ConfigError);
+});
+
+Deno.test("checkSource() warns once per upstream key claudius does not act on", () => {
+  const warnings: string[] = [];
+  checkSource({ spec: "s", data: { agent: { mode: "yolo", confirm_exit: false }, model: { multimodal_regex: "" } } }, (w) =>
+    warnings.push(w));
+  assertEquals(warnings.length, 2);
+  assertMatch(warnings[0]!, /^warning: config key 'agent.mode'/);
+});
+
+Deno.test("loadConfig() merges left to right and fills documented defaults", async () => {
+  const { config } = await loadConfig(["default", "agent.step_limit=7", "environment.env.EXTRA=1"], io, () => {});
+  assertEquals(config.agent.step_limit, 7);
+  assertEquals(config.agent.cost_limit, 0);
+  assertEquals(config.agent.max_consecutive_format_errors, 3);
+  assertEquals(config.environment.timeout, 180);
+  assertEquals((config.environment.env as Record<string, string>).EXTRA, "1");
+  assertEquals((config.environment.env as Record<string, string>).PAGER, "cat");
+  assert(String(config.model.observation_template).includes("elided_chars"));
+  const bare = await loadConfig(["agent.system_template=s"], io, () => {});
+  assertEquals(bare.config.agent.cost_limit, 3.0, "upstream's default cost limit when no config sets one");
+});
+
+Deno.test("findKeyLine() finds nested keys by indentation", () => {
+  const text = "agent:\n  step_limit: 1\nmodel:\n  model_kwargs:\n    step_limit: 2\n  step_limit: 3\n";
+  assertEquals(findKeyLine(text, ["model", "step_limit"]), 6);
+  assertEquals(findKeyLine(text, ["agent", "step_limit"]), 2);
+  assertEquals(findKeyLine(text, ["model", "model_kwargs", "step_limit"]), 5);
+});
