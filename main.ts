@@ -1,0 +1,151 @@
+/**
+ * claudius: the only impure file. It reads argv, the environment and `.env` files, wires signals,
+ * runs the command, maps errors to messages and exit codes, and exits.
+ *
+ * @module
+ */
+import { parseEnv } from "node:util";
+import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
+import { flagsToConfig } from "./src/cli.ts";
+import { loadConfig } from "./src/config.ts";
+import { ConfigError, exitMessage, Interrupted } from "./src/errors.ts";
+import { runEpisode } from "./src/run.ts";
+import { formatForDisplay } from "./src/display.ts";
+import { defaultIsolationArgs, reapContainers } from "./src/environments/docker.ts";
+
+const EXIT_CODES: Record<string, number> = {
+  Submitted: 0,
+  LimitsExceeded: 3,
+  TimeExceeded: 4,
+  RepeatedFormatError: 5,
+  EnvironmentLost: 6,
+  Interrupted: 130,
+  Terminated: 143,
+};
+
+const err = (line: string) => console.error(line);
+
+async function readDotEnv(path: string): Promise<Record<string, string>> {
+  try {
+    return parseEnv(await Deno.readTextFile(path)) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+/** The process environment, filled (never overridden) from ./.env, then the user config dir. */
+async function hostEnvironment(): Promise<Record<string, string>> {
+  const env = Deno.env.toObject();
+  const configHome = env.XDG_CONFIG_HOME || (env.HOME ? `${env.HOME}/.config` : "");
+  const files = [".env", ...(configHome ? [`${configHome}/claudius/.env`] : [])];
+  for (const file of files) {
+    for (const [k, v] of Object.entries(await readDotEnv(file))) if (!(k in env)) env[k] = v;
+  }
+  return env;
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z");
+}
+
+async function run(flags: RunFlags): Promise<number> {
+  const hostEnv = await hostEnvironment();
+  const cwd = Deno.cwd();
+  const specs = flags.config.some((s) => !s.includes("=")) ? flags.config : ["default", ...flags.config];
+  const builtinDir = new URL("./config", import.meta.url).pathname;
+  const { config, sources } = await loadConfig(
+    specs,
+    { builtinDir, readTextFile: Deno.readTextFile },
+    err,
+  );
+  const cli = flagsToConfig(flags);
+  for (const section of ["agent", "model", "environment"] as const) {
+    Object.assign(config[section], cli[section]);
+  }
+  const envClass = String(config.environment.environment_class);
+  const runArgsSet = sources.some((s) =>
+    (s.data.environment as Record<string, unknown> | undefined)?.run_args
+  );
+  if ((envClass === "docker" || envClass === "podman") && !runArgsSet) {
+    const mem = Deno.systemMemoryInfo().total;
+    config.environment.run_args = defaultIsolationArgs(navigator.hardwareConcurrency, mem);
+  }
+  if (envClass === "local" && typeof flags.cwd === "string") await Deno.mkdir(flags.cwd, { recursive: true });
+
+  let task = flags.task;
+  if (flags.taskFile !== undefined) task = await Deno.readTextFile(flags.taskFile);
+  task ??= typeof config.run.task === "string" ? config.run.task : undefined;
+  if (task === undefined) {
+    throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
+  }
+  const outputPath = flags.output ??
+    (typeof config.agent.output_path === "string" ? config.agent.output_path : `runs/${timestamp()}.json`);
+
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
+    if (++signals > 1) Deno.exit(EXIT_CODES[name === "SIGINT" ? "Interrupted" : "Terminated"]);
+    const status = name === "SIGINT" ? "Interrupted" : "Terminated";
+    err(`claudius: ${name} received, ending the run (again to force)`);
+    controller.abort(new Interrupted(exitMessage(status)));
+  };
+  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") } as const;
+  for (const [sig, h] of Object.entries(handlers)) Deno.addSignalListener(sig as Deno.Signal, h);
+  const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
+  try {
+    const { result } = await runEpisode(config, { task, outputPath }, {
+      hostEnv,
+      log: err,
+      signal: controller.signal,
+      runId: crypto.randomUUID().slice(0, 8),
+      cwd,
+      ...(flags.verbose ? { onMessage: (m) => err(formatForDisplay(m, color)) } : {}),
+    });
+    err(`claudius: ${result.exit_status}; trajectory saved to ${outputPath}`);
+    return EXIT_CODES[result.exit_status] ?? 1;
+  } finally {
+    for (const [sig, h] of Object.entries(handlers)) Deno.removeSignalListener(sig as Deno.Signal, h);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const command = parseCommand(argv);
+  switch (command.kind) {
+    case "help":
+      console.log(HELP);
+      return 0;
+    case "version":
+      console.log(`claudius ${VERSION}`);
+      return 0;
+    case "reap": {
+      const hosts = command.dockerHost.length ? command.dockerHost : [undefined];
+      for (const host of hosts) {
+        const removed = await reapContainers(command.executable, host ? { dockerHost: host } : {});
+        for (const id of removed) console.log(`removed ${id}`);
+      }
+      return 0;
+    }
+    case "run":
+      return await run(command.flags);
+  }
+}
+
+if (import.meta.main) {
+  const verbose = Deno.args.includes("-v") || Deno.args.includes("--verbose");
+  let code: number;
+  try {
+    code = await main(Deno.args);
+  } catch (e) {
+    const error = e instanceof Error ? e : new Error(String(e));
+    err(`error: ${error.message}`);
+    if (e instanceof UsageError) err("hint: run 'claudius --help' for usage");
+    if (verbose) {
+      err(error.stack ?? "");
+      for (let c = error.cause; c; c = c instanceof Error ? c.cause : undefined) {
+        err(`caused by: ${c instanceof Error ? c.stack : String(c)}`);
+      }
+    }
+    code = e instanceof UsageError || e instanceof ConfigError ? 2 : 1;
+  }
+  Deno.exit(code);
+}

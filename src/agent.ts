@@ -1,0 +1,203 @@
+/**
+ * The agent loop: `run -> step -> query / execute -> save`, as upstream mini-swe-agent's
+ * DefaultAgent. Ending a run is an exception that carries the exit message to append.
+ *
+ * @module
+ */
+import {
+  exitMessage,
+  FormatError,
+  InterruptAgentFlow,
+  LimitsExceeded,
+  Submitted,
+  TimeExceeded,
+} from "./errors.ts";
+import { mergeTrees } from "./config.ts";
+import { renderTemplate } from "./template.ts";
+import type { Environment, ExecOutput, Message, Model, Vars } from "./types.ts";
+
+/** The `agent` config section (see `src/config_schema.ts` for defaults and docs). */
+export interface AgentConfig {
+  system_template: string;
+  instance_template: string;
+  step_limit: number;
+  cost_limit: number;
+  wall_time_limit_seconds: number;
+  max_consecutive_format_errors: number;
+  output_path?: string | null;
+  [key: string]: unknown;
+}
+
+/** What the agent needs besides model and environment (all injected; nothing global). */
+export interface AgentDeps {
+  /** Wall clock in milliseconds (default `Date.now`). */
+  now?: () => number;
+  /** Called after every step with the whole state; persists the trajectory. */
+  save?: (agent: DefaultAgent) => Promise<void>;
+  /** Called with every message as it is appended (verbose display). */
+  onMessage?: (message: Message) => void;
+  /** Aborted on Ctrl-C / SIGTERM; its `reason` (an {@link InterruptAgentFlow}) ends the run. */
+  signal?: AbortSignal;
+}
+
+/** The status and submission a run ended with (the exit message's `extra`). */
+export type RunResult = Record<string, unknown> & { exit_status: string; submission: string };
+
+/** The sentinel a command prints (first line of its output, exit code 0) to submit. */
+export const SUBMIT_SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
+
+/** Throw {@link Submitted} when an output is a submission (first line is the sentinel, exit 0). */
+export function checkSubmission(output: ExecOutput): void {
+  const text = output.output.trimStart();
+  const nl = text.indexOf("\n");
+  const first = nl === -1 ? text : text.slice(0, nl + 1);
+  if (output.returncode === 0 && first.trim() === SUBMIT_SENTINEL) {
+    const submission = nl === -1 ? "" : text.slice(nl + 1);
+    throw new Submitted(exitMessage("Submitted", submission));
+  }
+}
+
+/** Upstream's DefaultAgent: the loop, its counters, and the message list that is the trajectory. */
+export class DefaultAgent {
+  readonly config: AgentConfig;
+  readonly model: Model;
+  readonly env: Environment;
+  messages: Message[] = [];
+  cost = 0;
+  nCalls = 0;
+  nConsecutiveFormatErrors = 0;
+  extraVars: Vars = {};
+  readonly #now: () => number;
+  readonly #deps: AgentDeps;
+  readonly #start: number;
+
+  /**
+   * @param config the resolved `agent` section
+   * @param model the model
+   * @param env the environment (already started)
+   * @param deps clock, persistence, display, abort signal
+   */
+  constructor(config: AgentConfig, model: Model, env: Environment, deps: AgentDeps = {}) {
+    this.config = config;
+    this.model = model;
+    this.env = env;
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#start = this.#now();
+  }
+
+  /** Seconds since the agent was created, floored like Python's `int()`. */
+  elapsedSeconds(): number {
+    return Math.floor((this.#now() - this.#start) / 1000);
+  }
+
+  /** All template variables: config fields, environment (uname), model, counters, run variables. */
+  templateVars(extra: Vars = {}): Vars {
+    return mergeTrees(
+      this.config,
+      this.env.templateVars(),
+      this.model.templateVars(),
+      { n_model_calls: this.nCalls, model_cost: this.cost, elapsed_seconds: this.elapsedSeconds() },
+      this.extraVars,
+      extra,
+    );
+  }
+
+  /** Append messages (and show them). */
+  addMessages(...messages: Message[]): Message[] {
+    for (const m of messages) {
+      this.messages.push(m);
+      this.#deps.onMessage?.(m);
+    }
+    return messages;
+  }
+
+  /**
+   * Run until an exit message. Unexpected errors are recorded as an exit message, saved, then rethrown.
+   * @param task the task text (template variable `task`)
+   * @param vars extra template variables (e.g. `instance`)
+   */
+  async run(task: string, vars: Vars = {}): Promise<RunResult> {
+    this.extraVars = { ...this.extraVars, task, ...vars };
+    this.messages = [];
+    this.addMessages(
+      { role: "system", content: renderTemplate(this.config.system_template, this.templateVars()) },
+      { role: "user", content: renderTemplate(this.config.instance_template, this.templateVars()) },
+    );
+    while (true) {
+      try {
+        await this.step();
+        this.nConsecutiveFormatErrors = 0;
+      } catch (e) {
+        this.#handle(this.#deps.signal?.aborted ? this.#deps.signal.reason : e);
+      } finally {
+        await this.#deps.save?.(this);
+      }
+      if (this.messages.at(-1)?.role === "exit") break;
+    }
+    return this.messages.at(-1)!.extra as RunResult;
+  }
+
+  #handle(e: unknown): void {
+    if (e instanceof FormatError) {
+      this.cost += Number(e.messages[0]?.extra?.cost ?? 0);
+      this.nConsecutiveFormatErrors++;
+      const max = this.config.max_consecutive_format_errors;
+      this.addMessages(...e.messages);
+      if (0 < max && max <= this.nConsecutiveFormatErrors) {
+        this.addMessages(exitMessage("RepeatedFormatError"));
+      }
+    } else if (e instanceof InterruptAgentFlow) {
+      this.addMessages(...e.messages);
+    } else {
+      const err = e instanceof Error ? e : new Error(String(e));
+      this.addMessages({
+        role: "exit",
+        content: err.message,
+        extra: {
+          exit_status: err.name,
+          submission: "",
+          exception_str: err.message,
+          traceback: err.stack ?? String(err),
+        },
+      });
+      throw err;
+    }
+  }
+
+  /** Query the model, then execute its actions. */
+  async step(): Promise<Message[]> {
+    return await this.executeActions(await this.query());
+  }
+
+  /** Check limits, then query the model and append its message. */
+  async query(): Promise<Message> {
+    this.#deps.signal?.throwIfAborted();
+    const c = this.config;
+    if (
+      (0 < c.step_limit && c.step_limit <= this.nCalls) || (0 < c.cost_limit && c.cost_limit <= this.cost)
+    ) {
+      throw new LimitsExceeded(exitMessage("LimitsExceeded"));
+    }
+    if (0 < c.wall_time_limit_seconds && c.wall_time_limit_seconds <= this.elapsedSeconds()) {
+      throw new TimeExceeded(exitMessage("TimeExceeded"));
+    }
+    this.nCalls++;
+    const message = await this.model.query(this.messages, this.#deps.signal);
+    this.cost += Number(message.extra?.cost ?? 0);
+    this.addMessages(message);
+    return message;
+  }
+
+  /** Run the message's actions in order; a submission ends the run before later actions. */
+  async executeActions(message: Message): Promise<Message[]> {
+    const outputs: ExecOutput[] = [];
+    for (const action of (message.extra?.actions ?? []) as { command: string }[]) {
+      const output = await this.env.execute(action, this.#deps.signal);
+      this.#deps.signal?.throwIfAborted();
+      checkSubmission(output);
+      outputs.push(output);
+    }
+    return this.addMessages(...this.model.formatObservations(message, outputs, this.templateVars()));
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Command-line parsing for `claudius` (pure: takes argv, returns options or throws UsageError).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+
+/** The version printed by `--version` and written into trajectories. */
+export const VERSION = "0.1.0";
+
+/** A bad command line: printed with a hint, exit code 2. */
+export class UsageError extends TypeError {
+  /** @param message one line naming the flag and the problem */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Options of a single run (`claudius [flags]`). */
+export interface RunFlags {
+  task?: string;
+  taskFile?: string;
+  model?: string;
+  modelClass?: string;
+  baseUrl?: string;
+  env?: string;
+  image?: string;
+  stepLimit?: number;
+  costLimit?: number;
+  timeLimit?: number;
+  cwd?: string;
+  config: string[];
+  output?: string;
+  verbose: boolean;
+}
+
+/** What the command line asks for. */
+export type Command =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "run"; flags: RunFlags }
+  | { kind: "reap"; dockerHost: string[]; executable: string; verbose: boolean };
+
+/** Hand-written help text. */
+export const HELP =
+  `claudius ${VERSION}: a minimal coding agent whose only tool is bash (mini-swe-agent compatible)
+
+Usage:
+  claudius [--task T | --task-file F] [options]    run one episode
+  claudius reap [--docker-host H]...               remove containers left by dead runs
+
+Options:
+  -t, --task TEXT          the task (else run.task from the config)
+      --task-file FILE     read the task from a file
+  -m, --model NAME         model name, e.g. openai/gpt-5-mini (model.model_name)
+      --model-class CLASS  openai | openai_textbased | scripted | scripted_textbased
+                           (upstream aliases: litellm, openrouter, litellm_textbased, openrouter_textbased)
+      --base-url URL       OpenAI-compatible endpoint (model.base_url)
+      --env ENV            local | docker (environment.environment_class)
+      --image IMAGE        container image (environment.image)
+      --step-limit N       agent.step_limit (0 = none)
+      --cost-limit X       agent.cost_limit in dollars (0 = none)
+      --time-limit S       agent.wall_time_limit_seconds (0 = none)
+      --cwd DIR            environment.cwd (local default: ./workspace, created)
+  -c, --config SPEC        config file, built-in name (default, textbased) or key=value; repeatable,
+                           merged left to right; built-in 'default' is used unless a file is given
+  -o, --output FILE        trajectory path (default runs/<UTC timestamp>.traj.json)
+  -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
+      --version            print the version
+  -h, --help               print this help
+
+Exit codes: 0 Submitted, 1 error, 2 usage or config error, 3 LimitsExceeded, 4 TimeExceeded,
+5 RepeatedFormatError, 6 EnvironmentLost, 130 Interrupted (SIGINT), 143 Terminated (SIGTERM).
+Environment: API keys come from the variable named by model.api_key_env (e.g. OPENAI_API_KEY);
+.env in the current directory, then ~/.config/claudius/.env, fill variables that are not set.`;
+
+function num(flag: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${flag} must be a ${integer ? "whole " : ""}number >= 0, got '${value}'`);
+  }
+  return n;
+}
+
+/**
+ * Parse argv into a {@link Command}.
+ * @throws {UsageError} for unknown flags, missing values, bad numbers
+ */
+export function parseCommand(argv: string[]): Command {
+  if (argv[0] === "reap") {
+    const { values } = parse(argv.slice(1), {
+      "docker-host": { type: "string", multiple: true },
+      executable: { type: "string" },
+      verbose: { type: "boolean", short: "v" },
+      help: { type: "boolean", short: "h" },
+    });
+    if (values.help) return { kind: "help" };
+    return {
+      kind: "reap",
+      dockerHost: (values["docker-host"] as string[] | undefined) ?? [],
+      executable: (values.executable as string | undefined) ?? "docker",
+      verbose: Boolean(values.verbose),
+    };
+  }
+  const { values } = parse(argv, {
+    task: { type: "string", short: "t" },
+    "task-file": { type: "string" },
+    model: { type: "string", short: "m" },
+    "model-class": { type: "string" },
+    "base-url": { type: "string" },
+    env: { type: "string" },
+    image: { type: "string" },
+    "step-limit": { type: "string" },
+    "cost-limit": { type: "string" },
+    "time-limit": { type: "string" },
+    cwd: { type: "string" },
+    config: { type: "string", short: "c", multiple: true },
+    output: { type: "string", short: "o" },
+    verbose: { type: "boolean", short: "v" },
+    version: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  const s = (k: string) => values[k] as string | undefined;
+  if (s("task") !== undefined && s("task-file") !== undefined) {
+    throw new UsageError("--task and --task-file cannot be used together");
+  }
+  if (s("env") !== undefined && !["local", "docker", "podman", "bubblewrap"].includes(s("env")!)) {
+    throw new UsageError(`--env must be local, docker, podman or bubblewrap, got '${s("env")}'`);
+  }
+  const flags: RunFlags = {
+    config: (values.config as string[] | undefined) ?? [],
+    verbose: Boolean(values.verbose),
+  };
+  const set = <K extends keyof RunFlags>(key: K, value: RunFlags[K] | undefined) => {
+    if (value !== undefined) flags[key] = value;
+  };
+  set("task", s("task"));
+  set("taskFile", s("task-file"));
+  set("model", s("model"));
+  set("modelClass", s("model-class"));
+  set("baseUrl", s("base-url"));
+  set("env", s("env"));
+  set("image", s("image"));
+  set("stepLimit", num("step-limit", s("step-limit"), true));
+  set("costLimit", num("cost-limit", s("cost-limit"), false));
+  set("timeLimit", num("time-limit", s("time-limit"), true));
+  set("cwd", s("cwd"));
+  set("output", s("output"));
+  return { kind: "run", flags };
+}
+
+type Options = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+
+function parse(argv: string[], options: Options): { values: Record<string, unknown> } {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    return { values };
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(String((e as Error).message).split("\n")[0]!.replace(/\. To specify.*$/, ""));
+  }
+}
+
+/** The config layer the flags add on top of every `-c` (later wins). */
+export function flagsToConfig(flags: RunFlags): Record<string, Record<string, unknown>> {
+  const agent: Record<string, unknown> = {};
+  const model: Record<string, unknown> = {};
+  const environment: Record<string, unknown> = {};
+  if (flags.stepLimit !== undefined) agent.step_limit = flags.stepLimit;
+  if (flags.costLimit !== undefined) agent.cost_limit = flags.costLimit;
+  if (flags.timeLimit !== undefined) agent.wall_time_limit_seconds = flags.timeLimit;
+  if (flags.model !== undefined) model.model_name = flags.model;
+  if (flags.modelClass !== undefined) model.model_class = flags.modelClass;
+  if (flags.baseUrl !== undefined) model.base_url = flags.baseUrl;
+  if (flags.env !== undefined) environment.environment_class = flags.env;
+  if (flags.image !== undefined) environment.image = flags.image;
+  if (flags.cwd !== undefined) environment.cwd = flags.cwd;
+  return { agent, model, environment };
+}

@@ -1,0 +1,45 @@
+/**
+ * The `-v` display: the model's text, each command and its output, as they happen.
+ *
+ * @module
+ */
+import type { Action, Message } from "./types.ts";
+
+const LIMIT = 2000;
+const clip = (
+  s: string,
+) => (s.length > LIMIT ? `${s.slice(0, LIMIT)}\n… (${s.length - LIMIT} more characters)` : s);
+
+/** Render one message for a human reading the run live (no colours when `color` is false). */
+export function formatForDisplay(message: Message, color: boolean): string {
+  const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+  const extra = message.extra ?? {};
+  switch (message.role) {
+    case "system":
+    case "user":
+      if (extra.interrupt_type) return paint("33", `── format error ──\n${clip(message.content ?? "")}`);
+      if (extra.raw_output !== undefined) return observation(message, paint);
+      return paint("2", `── ${message.role} ──\n${clip(message.content ?? "")}`);
+    case "assistant": {
+      const actions = (extra.actions ?? []) as Action[];
+      const text = message.content ? clip(message.content.trim()) + "\n" : "";
+      return paint("36", "── assistant ──") + "\n" + text +
+        actions.map((a) => paint("1", `$ ${a.command}`)).join("\n");
+    }
+    case "tool":
+      return observation(message, paint);
+    case "exit":
+      return paint("35", `── exit: ${String(extra.exit_status)} ──`) +
+        (extra.submission ? `\n${clip(String(extra.submission))}` : "");
+  }
+}
+
+function observation(message: Message, paint: (code: string, s: string) => string): string {
+  const extra = message.extra ?? {};
+  const rc = Number(extra.returncode);
+  const head = paint(
+    rc === 0 ? "32" : "31",
+    `── returncode ${rc}${extra.exception_info ? ` (${extra.exception_info})` : ""} ──`,
+  );
+  return `${head}\n${clip(String(extra.raw_output ?? ""))}`;
+}

@@ -1,0 +1,199 @@
+/**
+ * The model as the agent sees it: one {@link ChatClient} (HTTP or scripted) plus the action format
+ * (tool calls or one fenced block of text) and the observation / format-error templates.
+ *
+ * @module
+ */
+import { FormatError } from "./errors.ts";
+import { renderTemplate } from "./template.ts";
+import { DEFAULT_TEXT_FORMAT_ERROR } from "./config_schema.ts";
+import type {
+  Action,
+  ChatClient,
+  Completion,
+  ExecOutput,
+  Json,
+  Message,
+  Model,
+  ToolCall,
+  Vars,
+} from "./types.ts";
+
+/** The one tool of tool-call mode. */
+export const BASH_TOOL: Json = {
+  type: "function",
+  function: {
+    name: "bash",
+    description: "Execute a bash command",
+    parameters: {
+      type: "object",
+      properties: { command: { type: "string", description: "The bash command to execute" } },
+      required: ["command"],
+    },
+  },
+};
+
+/** How actions are written by the model. */
+export type ActionFormat = "toolcall" | "text";
+
+/** The model keys this layer reads (the rest belongs to the client). */
+export interface ChatModelConfig {
+  observation_template: string;
+  /** Defaults to `{{ error }}` (tool calls) or upstream's text-mode sentence. */
+  format_error_template?: string;
+  action_regex: string;
+  [key: string]: unknown;
+}
+
+/** Convert a Python regex to a JavaScript one (named groups), with DOTALL and global flags. */
+export function pythonRegex(source: string): RegExp {
+  return new RegExp(source.replace(/\(\?P<(\w+)>/g, "(?<$1>").replace(/\(\?P=(\w+)\)/g, "\\k<$1>"), "gs");
+}
+
+/** Python's `re.findall` with one group or none: the matched text of group 1 (else group 0). */
+function findAll(re: RegExp, text: string): string[] {
+  return [...text.matchAll(re)].map((m) => (m.length > 1 ? m[1] ?? "" : m[0]));
+}
+
+/** Python's `str.strip()` (whitespace as Python defines it, close enough to JS `trim`). */
+const strip = (s: string) => s.trim();
+
+/** A {@link Model} over a chat client, in tool-call or text mode. */
+export class ChatModel implements Model {
+  readonly config: Record<string, unknown>;
+  readonly type: string;
+  readonly #client: ChatClient;
+  readonly #format: ActionFormat;
+  readonly #regex: RegExp;
+  readonly #formatErrorTemplate: string;
+
+  /**
+   * @param config the resolved `model` section
+   * @param client the transport
+   * @param format tool calls (`toolcall`) or one fenced block per reply (`text`)
+   * @param type class name recorded in the trajectory
+   */
+  constructor(config: ChatModelConfig, client: ChatClient, format: ActionFormat, type: string) {
+    this.#formatErrorTemplate = config.format_error_template ??
+      (format === "text" ? DEFAULT_TEXT_FORMAT_ERROR : "{{ error }}");
+    this.config = { ...config, format_error_template: this.#formatErrorTemplate };
+    this.#client = client;
+    this.#format = format;
+    this.#regex = pythonRegex(config.action_regex);
+    this.type = type;
+  }
+
+  /** Config fields exposed to templates. */
+  templateVars(): Vars {
+    return this.config;
+  }
+
+  /** Query the model; parse its actions or throw {@link FormatError} with the billed cost. */
+  async query(messages: Message[], signal?: AbortSignal): Promise<Message> {
+    const prepared = messages.map(({ extra: _, ...rest }) => rest as Message);
+    const completion = await this.#client.complete(
+      this.#format === "toolcall" ? { messages: prepared, tools: [BASH_TOOL] } : { messages: prepared },
+      signal,
+    );
+    const actions = this.#parse(completion);
+    return {
+      ...completion.message,
+      extra: { actions, response: completion.response, cost: completion.cost, timestamp: Date.now() / 1000 },
+    };
+  }
+
+  #parse(c: Completion): Action[] {
+    const finish_reason = c.finish_reason;
+    if (this.#format === "text") {
+      const actions = findAll(this.#regex, c.message.content ?? "").map(strip);
+      if (actions.length === 1) return [{ command: actions[0]! }];
+      const error = `Expected exactly 1 action, found ${actions.length}.`;
+      throw new FormatError({
+        role: "user",
+        content: renderTemplate(this.#formatErrorTemplate, { actions, error, finish_reason }),
+        extra: {
+          interrupt_type: "FormatError",
+          n_actions: actions.length,
+          model_response: c.message.content ?? "",
+          cost: c.cost,
+          response: c.response,
+        },
+      });
+    }
+    const calls: ToolCall[] = c.message.tool_calls ?? [];
+    const fail = (error: string, has_tool_calls: boolean): never => {
+      throw new FormatError({
+        role: "user",
+        content: renderTemplate(this.#formatErrorTemplate, {
+          error,
+          actions: [],
+          has_tool_calls,
+          finish_reason,
+        }),
+        extra: { interrupt_type: "FormatError", cost: c.cost, response: c.response },
+      });
+    };
+    if (calls.length === 0) {
+      fail("No tool calls found in the response. Every response MUST include at least one tool call.", false);
+    }
+    return calls.map((call) => {
+      let error = "";
+      let args: unknown = {};
+      try {
+        args = JSON.parse(call.function?.arguments ?? "");
+      } catch (e) {
+        error = `Error parsing tool call arguments: ${pythonJsonError(e, call.function?.arguments ?? "")}.`;
+      }
+      if (call.function?.name !== "bash") error += `Unknown tool '${call.function?.name}'.`;
+      const command = typeof args === "object" && args !== null && !Array.isArray(args)
+        ? (args as Record<string, unknown>).command
+        : undefined;
+      if (command === undefined) error += "Missing 'command' argument in bash tool call.";
+      if (error) fail(error.trim(), true);
+      return {
+        command: typeof command === "string" ? command : JSON.stringify(command),
+        tool_call_id: call.id,
+      };
+    });
+  }
+
+  /** One observation per action: tool messages (tool calls) or user messages (text). */
+  formatObservations(message: Message, outputs: ExecOutput[], vars: Vars): Message[] {
+    const actions = (message.extra?.actions ?? []) as Action[];
+    const notRun: ExecOutput = { output: "", returncode: -1, exception_info: "action was not executed" };
+    const padded = this.#format === "toolcall"
+      ? [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(notRun)]
+      : outputs;
+    return padded.map((output: ExecOutput, i) => {
+      const content = renderTemplate(this.config.observation_template as string, { ...vars, output });
+      const extra = {
+        raw_output: output.output,
+        returncode: output.returncode,
+        timestamp: Date.now() / 1000,
+        exception_info: output.exception_info,
+        ...output.extra,
+      };
+      const id = actions[i]?.tool_call_id;
+      return this.#format === "toolcall" && id !== undefined
+        ? { content, extra, tool_call_id: id, role: "tool" as const }
+        : { role: "user" as const, content, extra };
+    });
+  }
+}
+
+/**
+ * Python's `json.JSONDecodeError` text (`Expecting value: line 1 column 1 (char 0)`) for the common
+ * cases, so format-error messages read like upstream's.
+ */
+export function pythonJsonError(e: unknown, text: string): string {
+  if (text.trim() === "") {
+    const pos = text.length - text.trimStart().length;
+    return `Expecting value: line 1 column ${pos + 1} (char ${pos})`;
+  }
+  const m = /position (\d+)/.exec(String(e));
+  const pos = m ? Number(m[1]) : 0;
+  const before = text.slice(0, pos);
+  const line = before.split("\n").length;
+  const col = pos - before.lastIndexOf("\n");
+  return `${e instanceof SyntaxError ? "Invalid JSON" : String(e)}: line ${line} column ${col} (char ${pos})`;
+}

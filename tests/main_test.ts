@@ -1,0 +1,217 @@
+/**
+ * The CLI as a subprocess, against the loopback OpenAI-compatible server.
+ */
+import { assert, assertEquals, assertMatch } from "./_assert.ts";
+import { startFakeServer } from "./fake_server.ts";
+import type { ScriptReply } from "../src/models/_script.ts";
+import { readTrajectory } from "../src/trajectory.ts";
+import type { Message } from "../src/types.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const PERMS = ["--allow-read", "--allow-write", "--allow-run", "--allow-env", "--allow-net", "--allow-sys"];
+const SECRET = "sk-test-SECRET-0123456789";
+
+interface Spawned {
+  child: Deno.ChildProcess;
+  dir: string;
+  traj: string;
+}
+
+async function spawn(args: string[], env: Record<string, string> = {}): Promise<Spawned> {
+  const dir = await Deno.makeTempDir();
+  const traj = `${dir}/out/run.json`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, MAIN, "-o", traj, ...args],
+    cwd: dir,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  return { child, dir, traj };
+}
+
+async function runCli(args: string[], env: Record<string, string> = {}) {
+  const s = await spawn(args, env);
+  const out = await s.child.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+    ...s,
+  };
+}
+
+Deno.test("claudius runs a tool-call episode end to end and exits 0 on submission", async () => {
+  const server = await startFakeServer([
+    { content: "Look around.", commands: ["echo hello; echo oops >&2", "pwd"] },
+    { content: "Submit.", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo the answer"] },
+  ]);
+  try {
+    const r = await runCli([
+      "--task",
+      "Say hello",
+      "-m",
+      "test-model",
+      "--base-url",
+      server.url,
+      "-c",
+      "model.api_key_env=TEST_KEY",
+    ], {
+      TEST_KEY: SECRET,
+    });
+    assertEquals(r.code, 0, r.stderr);
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.trajectory_format, "mini-swe-agent-1.1");
+    assertEquals(data.messages.map((m: Message) => m.role), [
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+      "exit",
+    ]);
+    assertEquals(data.info.exit_status, "Submitted");
+    assertEquals(data.info.submission, "the answer\n");
+    const tool = data.messages[3]!;
+    assertEquals(tool.tool_call_id, "call_0_0");
+    assertEquals(tool.content, "<returncode>0</returncode>\n<output>\nhello\noops\n</output>\n");
+    assertEquals(tool.extra?.raw_output, "hello\noops\n");
+    assertEquals(String(data.messages[4]!.extra?.raw_output).trim(), `${r.dir}/workspace`);
+    assertMatch(String(data.messages[1]!.content), /Say hello/);
+    // What the model was sent: no `extra`, the bash tool, and the key only in the header.
+    assertEquals(server.requests.length, 2);
+    const body = server.requests[1]!.body as { messages: Message[]; tools: unknown[]; model: string };
+    assertEquals(body.model, "test-model");
+    assertEquals(body.messages.map((m) => m.role), ["system", "user", "assistant", "tool", "tool"]);
+    assert(body.messages.every((m) => !("extra" in m)));
+    assertEquals(body.messages[3]!.content, tool.content);
+    assertEquals(server.requests[0]!.headers.authorization, `Bearer ${SECRET}`);
+    const file = await Deno.readTextFile(r.traj);
+    assert(
+      !file.includes(SECRET) && !r.stderr.includes(SECRET) && !r.stdout.includes(SECRET),
+      "the key leaked",
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("claudius sends no Authorization header when no key is configured", async () => {
+  const server = await startFakeServer([{ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] }]);
+  try {
+    const r = await runCli(["--task", "t", "-m", "local-model", "--base-url", server.url]);
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(server.requests[0]!.headers.authorization, undefined);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("claudius exits 3 at the step limit and 5 after repeated format errors", async () => {
+  const server = await startFakeServer([{ commands: ["true"] }, { commands: ["true"] }]);
+  try {
+    const r = await runCli(["--task", "t", "-m", "m", "--base-url", server.url, "--step-limit", "2"]);
+    assertEquals(r.code, 3, r.stderr);
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.info.exit_status, "LimitsExceeded");
+    assertEquals(data.info.model_stats, { instance_cost: 0, api_calls: 2 });
+  } finally {
+    await server.close();
+  }
+  const bad = await startFakeServer([{ content: "no tools" }, { content: "still none" }, {
+    content: "nope",
+  }]);
+  try {
+    const r = await runCli(["--task", "t", "-m", "m", "--base-url", bad.url]);
+    assertEquals(r.code, 5, r.stderr);
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.messages.map((m: Message) => m.role), [
+      "system",
+      "user",
+      "user",
+      "user",
+      "user",
+      "exit",
+    ]);
+    assertEquals(data.messages[2]!.extra?.interrupt_type, "FormatError");
+  } finally {
+    await bad.close();
+  }
+});
+
+Deno.test("claudius reports usage and config errors on one line with exit code 2", async () => {
+  const unknown = await runCli(["--task", "t", "--bogus"]);
+  assertEquals(unknown.code, 2);
+  assertMatch(unknown.stderr, /^error: .*--bogus.*\nhint: run 'claudius --help' for usage\n$/);
+  const badNumber = await runCli(["--task", "t", "--step-limit", "many"]);
+  assertEquals(badNumber.code, 2);
+  assertMatch(badNumber.stderr, /--step-limit must be a whole number/);
+  const noTask = await runCli(["-m", "m"]);
+  assertEquals(noTask.code, 2);
+  assertMatch(noTask.stderr, /no task/);
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/c.yaml`, "agent:\n  step_limit: 2\nmodel:\n  temprature: 1\n");
+  const typo = await runCli(["--task", "t", "-c", "default", "-c", `${dir}/c.yaml`]);
+  assertEquals(typo.code, 2);
+  assertEquals(typo.stderr, `error: Unknown config key 'model.temprature' in ${dir}/c.yaml:4\n`);
+});
+
+Deno.test("claudius --help and --version print and exit 0", async () => {
+  const help = await runCli(["--help"]);
+  assertEquals(help.code, 0);
+  assertMatch(help.stdout, /Usage:/);
+  const version = await runCli(["--version"]);
+  assertMatch(version.stdout, /^claudius \d+\.\d+\.\d+\n$/);
+});
+
+async function waitFor(pred: () => boolean | Promise<boolean>, ms = 10000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+for (
+  const [signal, code, status] of [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const
+) {
+  Deno.test(`claudius on ${signal} mid-command kills the command's group, records ${status}, exits ${code}`, async () => {
+    const server = await startFakeServer([{
+      commands: ["(sleep 3; touch late-marker) & echo started; sleep 30"],
+    }]);
+    try {
+      const s = await spawn(["--task", "t", "-m", "m", "--base-url", server.url]);
+      await waitFor(() => server.requests.length === 1);
+      await new Promise((r) => setTimeout(r, 500));
+      s.child.kill(signal);
+      const out = await s.child.output();
+      assertEquals(out.code, code, new TextDecoder().decode(out.stderr));
+      const { data, repaired } = await readTrajectory(s.traj);
+      assertEquals(repaired, false);
+      assertEquals(data.info.exit_status, status);
+      assertEquals(data.messages.at(-1)!.role, "exit");
+      await new Promise((r) => setTimeout(r, 3500));
+      assertEquals(await Deno.stat(`${s.dir}/workspace/late-marker`).then(() => true, () => false), false);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+Deno.test("claudius killed with SIGKILL leaves a trajectory readable up to the last step", async () => {
+  const replies: ScriptReply[] = Array.from({ length: 50 }, (_, i) => ({ commands: [`echo step ${i}`] }));
+  const server = await startFakeServer(replies);
+  try {
+    const s = await spawn(["--task", "t", "-m", "m", "--base-url", server.url]);
+    await waitFor(() => server.requests.length >= 10);
+    s.child.kill("SIGKILL");
+    await s.child.output();
+    const { data } = await readTrajectory(s.traj);
+    assert(data.messages.length >= 2 + 2 * 8, `only ${data.messages.length} messages`);
+    assertEquals(data.messages[0]!.role, "system");
+  } finally {
+    await server.close();
+  }
+});
