@@ -1,0 +1,85 @@
+/**
+ * A chat client that replays a script (see `_script.ts`): the fake model tests and users share.
+ * Replies go through the same body -> parse path as the HTTP client, so trajectories look real.
+ *
+ * @module
+ */
+import type { ChatClient, ChatRequest, Completion } from "../types.ts";
+import { isFault, type ScriptReply, toCompletionBody } from "./_script.ts";
+import { parseCompletionBody } from "./_wire.ts";
+
+/** Options of {@link ScriptedClient}. */
+export interface ScriptedClientOptions {
+  /** Echoed as the response's `model`. */
+  model_name: string;
+  /** Cost of a reply that sets no `cost` of its own, in dollars. Default 0. */
+  cost_per_call?: number;
+}
+
+/**
+ * Replays scripted replies in order, one per `complete()` call.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedClient } from "./scripted.ts";
+ * const client = new ScriptedClient([{ commands: ["echo hi"] }], { model_name: "scripted" });
+ * const { message } = await client.complete({ messages: [] });
+ * ```
+ */
+export class ScriptedClient implements ChatClient {
+  /** Every request received, in order (copies). */
+  readonly requests: ChatRequest[] = [];
+  #replies: readonly ScriptReply[];
+  #options: ScriptedClientOptions;
+
+  /**
+   * @param replies the script (from `loadScript` or written inline)
+   * @param options model name and default cost
+   */
+  constructor(replies: readonly ScriptReply[], options: ScriptedClientOptions) {
+    this.#replies = replies;
+    this.#options = options;
+  }
+
+  /**
+   * Return the next scripted reply.
+   *
+   * @param request recorded in {@link ScriptedClient.requests}
+   * @param signal when already aborted, the call rejects with its reason
+   * @throws {Error} when the script has run out or the next entry is a fault (only the fake server plays those)
+   */
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<Completion> {
+    try {
+      signal?.throwIfAborted();
+      const index = this.requests.length;
+      this.requests.push(structuredClone(request));
+      const reply = this.#replies[index];
+      if (reply === undefined) {
+        const n = this.#replies.length;
+        throw new Error(`Cannot query scripted model: script has ${n} replies, reply ${n + 1} was requested`);
+      }
+      if (isFault(reply)) {
+        throw new Error(
+          `Cannot query scripted model: reply ${
+            index + 1
+          } is a "${reply.fault}" fault, which only the fake server plays`,
+        );
+      }
+      const cost = reply.cost ?? this.#options.cost_per_call;
+      const body = toCompletionBody(
+        cost === undefined ? reply : { ...reply, cost },
+        index,
+        this.#options.model_name,
+      );
+      const parsed = parseCompletionBody(body);
+      return Promise.resolve({
+        message: parsed.message,
+        finish_reason: parsed.finish_reason,
+        cost: cost ?? 0,
+        response: parsed.body,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}

@@ -1,0 +1,322 @@
+import { assert, assertEquals, assertRejects, assertThrows } from "../_assert.ts";
+import { ApiError, ConfigError } from "../../src/errors.ts";
+import { OpenAIClient, type OpenAIClientConfig, type OpenAIClientDeps } from "../../src/models/openai.ts";
+import { abortableSleep } from "../../src/models/_retry.ts";
+import type { ScriptReply } from "../../src/models/_script.ts";
+import type { ChatRequest, Json } from "../../src/types.ts";
+import { type FakeServer, startFakeServer } from "../fake_server.ts";
+
+const REQUEST: ChatRequest = {
+  messages: [{ role: "system", content: "You are a test." }, { role: "user", content: "List files." }],
+  tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }],
+};
+const KEY = "sk-test-SECRET-0123456789";
+
+/** A client against `server` that records its logs and sleeps instead of waiting. */
+function setup(
+  server: FakeServer,
+  config: Partial<OpenAIClientConfig> = {},
+  deps: Partial<OpenAIClientDeps> = {},
+) {
+  const logs: string[] = [];
+  const sleeps: number[] = [];
+  const client = new OpenAIClient(
+    { model_name: "hosted_vllm/test-model", base_url: server.url, cost_tracking: "ignore_errors", ...config },
+    {
+      env: {},
+      costLimit: 0,
+      log: (line) => logs.push(line),
+      sleep: (ms) => (sleeps.push(ms), Promise.resolve()),
+      random: () => 0.5,
+      ...deps,
+    },
+  );
+  return { client, logs, sleeps };
+}
+
+async function withServer(
+  replies: ScriptReply[],
+  fn: (server: FakeServer) => Promise<void> | void,
+): Promise<void> {
+  const server = await startFakeServer(replies);
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+function assertIncludes(text: string, part: string): void {
+  assert(text.includes(part), `${JSON.stringify(text)} lacks ${JSON.stringify(part)}`);
+}
+
+function field(value: Json | undefined, key: string): Json | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value[key] : undefined;
+}
+
+Deno.test("OpenAIClient.complete() returns the tool calls and the raw body", async () => {
+  await withServer([{ content: "hm", commands: ["ls"], reasoning_content: "why" }], async (server) => {
+    const { client } = setup(server);
+    const completion = await client.complete(REQUEST);
+    assertEquals(completion.message, {
+      role: "assistant",
+      content: "hm",
+      reasoning_content: "why",
+      tool_calls: [{
+        id: "call_0_0",
+        type: "function",
+        function: { name: "bash", arguments: '{"command":"ls"}' },
+      }],
+    });
+    assertEquals(completion.finish_reason, "tool_calls");
+    assertEquals(field(completion.response, "object"), "chat.completion");
+    assertEquals(field(completion.response, "model"), "test-model");
+  });
+});
+
+Deno.test("OpenAIClient.complete() sends model (prefix stripped), messages, tools and model_kwargs only", async () => {
+  await withServer([{ content: "ok" }], async (server) => {
+    const { client, logs } = setup(server, {
+      model_kwargs: {
+        temperature: 0.2,
+        drop_params: true,
+        num_retries: 3,
+        timeout: 30,
+        extra_headers: { "X-Title": "claudius" },
+        extra_body: { top_k: 5 },
+      },
+    });
+    await client.complete(REQUEST);
+    const [request] = server.requests;
+    assertEquals(request?.body, {
+      model: "test-model",
+      messages: REQUEST.messages,
+      tools: REQUEST.tools ?? null,
+      temperature: 0.2,
+      top_k: 5,
+    } as Json);
+    assertEquals(request?.headers["x-title"], "claudius");
+    assertEquals(request?.headers["authorization"], undefined);
+    assertEquals(logs.length, 1);
+    assertIncludes(logs[0] ?? "", "drop_params, num_retries");
+  });
+});
+
+Deno.test("OpenAIClient.complete() sends the key only when its variable is set, and never leaks it", async () => {
+  const echo = JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}` } });
+  await withServer([{ content: "ok" }, { fault: "status", status: 401, body: echo }], async (server) => {
+    const { client, logs } = setup(server, { api_key_env: "TEST_KEY" }, { env: { TEST_KEY: KEY } });
+    await client.complete(REQUEST);
+    assertEquals(server.requests[0]?.headers["authorization"], `Bearer ${KEY}`);
+    const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+    assertEquals(error.status, 401);
+    assertIncludes(error.message, "check TEST_KEY");
+    assert(!error.message.includes(KEY), error.message);
+    assert(!logs.join("\n").includes(KEY));
+  });
+  await withServer([{ content: "ok" }], async (server) => {
+    const { client } = setup(server, { api_key_env: "TEST_KEY" }, { env: { TEST_KEY: "" } });
+    await client.complete(REQUEST);
+    assertEquals(server.requests[0]?.headers["authorization"], undefined);
+  });
+});
+
+Deno.test("OpenAIClient.complete() fails at once on 401, naming the variable to set", async () => {
+  await withServer([{ fault: "status", status: 401 }, { content: "never" }], async (server) => {
+    const { client, sleeps } = setup(server, { model_name: "openai/gpt-x" });
+    const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+    assertEquals(
+      error.message,
+      `Cannot query model: HTTP 401 from ${server.url} (set OPENAI_API_KEY): scripted HTTP 401`,
+    );
+    assertEquals(server.requests.length, 1);
+    assertEquals(sleeps, []);
+  });
+});
+
+Deno.test("OpenAIClient.complete() fails at once on 400 with the provider's message", async () => {
+  const body = JSON.stringify({
+    error: { message: "This model's maximum context length is 8192 tokens.\nReduce it." },
+  });
+  await withServer([{ fault: "status", status: 400, body }, { content: "never" }], async (server) => {
+    const { client } = setup(server);
+    const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+    assertEquals(error.status, 400);
+    assertIncludes(error.message, "HTTP 400");
+    assertIncludes(error.message, "maximum context length is 8192 tokens. Reduce it.");
+    assertEquals(server.requests.length, 1);
+  });
+});
+
+Deno.test("OpenAIClient.complete() honours Retry-After on 429 (seconds, capped, or an HTTP date)", async () => {
+  const date = new Date(Date.now() + 30_000).toUTCString();
+  const replies: ScriptReply[] = [
+    { fault: "status", status: 429, retry_after: 7 },
+    { fault: "status", status: 429, retry_after: 3600 },
+    { fault: "status", status: 503, retry_after: date },
+    { content: "ok" },
+  ];
+  await withServer(replies, async (server) => {
+    const { client, sleeps, logs } = setup(server);
+    assertEquals((await client.complete(REQUEST)).message.content, "ok");
+    assertEquals(sleeps.slice(0, 2), [7000, 60_000]);
+    assert(sleeps[2]! > 20_000 && sleeps[2]! <= 30_000, String(sleeps[2]));
+    assertEquals(logs.length, 3);
+    assertIncludes(logs[0] ?? "", "Retry-After");
+    assertIncludes(logs[0] ?? "", "attempt 2/10");
+  });
+});
+
+Deno.test("OpenAIClient.complete() backs off exponentially with jitter on 500 and 503", async () => {
+  await withServer([
+    { fault: "status", status: 500 },
+    { fault: "status", status: 503 },
+    { fault: "status", status: 502 },
+    { content: "ok" },
+  ], async (server) => {
+    const { client, sleeps } = setup(server, { retry_base_delay: 2, retry_max_delay: 3 });
+    assertEquals((await client.complete(REQUEST)).message.content, "ok");
+    assertEquals(sleeps, [1000, 1500, 1500]); // random() = 0.5 of min(3 s, 2 s * 2^(n-1))
+    assertEquals(server.requests.length, 4);
+  });
+});
+
+for (
+  const [name, fault] of [
+    ["a dropped connection", { fault: "drop" }],
+    ["a non-JSON body", { fault: "garbage" }],
+    ["a truncated body", { fault: "truncate" }],
+    ["a request stalled past request_timeout", { fault: "stall", seconds: 5 }],
+    ["a body without choices", { fault: "status", status: 200, body: '{"error": {"message": "upstream"}}' }],
+  ] as [string, ScriptReply][]
+) {
+  Deno.test(`OpenAIClient.complete() retries after ${name}`, async () => {
+    await withServer([fault, { content: "ok" }], async (server) => {
+      const { client, logs } = setup(server, { request_timeout: 0.3 });
+      const started = performance.now();
+      assertEquals((await client.complete(REQUEST)).message.content, "ok");
+      assert(performance.now() - started < 3000);
+      assertEquals(server.requests.length, 2);
+      assertEquals(logs.length, 1, logs.join("\n"));
+    });
+  });
+}
+
+Deno.test("OpenAIClient.complete() gives up with ApiError when attempts run out", async () => {
+  await withServer(
+    [{ fault: "status", status: 500 }, { fault: "drop" }, { fault: "status", status: 529 }],
+    async (server) => {
+      const { client, logs } = setup(server, { retry_attempts: 3 });
+      const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+      assertEquals(error.status, 529);
+      assertIncludes(error.message, "giving up after 3 attempts");
+      assertEquals(server.requests.length, 3);
+      assertEquals(logs.length, 2);
+    },
+  );
+});
+
+Deno.test("OpenAIClient.complete() rejects with the abort reason promptly during a backoff or a request", async () => {
+  await withServer([{ fault: "status", status: 500 }, { fault: "stall", seconds: 30 }], async (server) => {
+    const { client } = setup(server, { retry_base_delay: 30 }, { sleep: abortableSleep, random: () => 1 });
+    for (const delay of [100, 100]) {
+      const reason = new Error("stop");
+      const started = performance.now();
+      const error = await assertRejects(() => client.complete(REQUEST, AbortSignal.abort(reason)), Error);
+      assert(error === reason);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(reason), delay);
+      const caught = await assertRejects(() => client.complete(REQUEST, controller.signal), Error);
+      assert(caught === reason, String(caught));
+      assert(performance.now() - started < 1000);
+    }
+    assertEquals(server.requests.length, 2); // the first attempt, then the stalled one
+  });
+});
+
+Deno.test("OpenAIClient.complete() takes the cost from usage.cost, else from prices", async () => {
+  await withServer([
+    { content: "a", cost: 0.125 },
+    {
+      content: "b",
+      usage: { prompt_tokens: 1000, completion_tokens: 100, prompt_tokens_details: { cached_tokens: 400 } },
+    },
+    { content: "c", cost: 0 },
+  ], async (server) => {
+    const { client, logs } = setup(server, {
+      cost_tracking: "default",
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 4e-6,
+      cache_read_input_token_cost: 1e-7,
+    }, { costLimit: 5 });
+    assertEquals((await client.complete(REQUEST)).cost, 0.125);
+    const cost = (await client.complete(REQUEST)).cost;
+    assert(Math.abs(cost - (600e-6 + 400e-7 + 400e-6)) < 1e-12, String(cost));
+    assertEquals((await client.complete(REQUEST)).cost, 0);
+    assertEquals(logs, []);
+  });
+});
+
+Deno.test("OpenAIClient.complete() counts an unknown cost as 0 with exactly one warning when no limit is set", async () => {
+  await withServer([{ content: "a" }, { content: "b" }], async (server) => {
+    const { client, logs } = setup(server, { cost_tracking: "default" });
+    assertEquals((await client.complete(REQUEST)).cost, 0);
+    assertEquals((await client.complete(REQUEST)).cost, 0);
+    assertEquals(logs.length, 1);
+    assertIncludes(logs[0] ?? "", "input_cost_per_token");
+  });
+});
+
+Deno.test("new OpenAIClient() throws ConfigError before any call when a cost limit cannot be enforced", async () => {
+  await withServer([{ content: "a" }], (server) => {
+    assertThrows(
+      () => setup(server, { cost_tracking: "default" }, { costLimit: 3 }),
+      ConfigError,
+      "model.input_cost_per_token and model.output_cost_per_token",
+    );
+    assertEquals(server.requests.length, 0);
+    const { logs } = setup(server, { cost_tracking: "ignore_errors" }, { costLimit: 3 });
+    assertEquals(logs.length, 1);
+    assertIncludes(logs[0] ?? "", "cannot be enforced");
+  });
+});
+
+Deno.test("OpenAIClient.complete() throws after the first call when an unknown endpoint reports no cost", async () => {
+  await withServer([{ content: "a", cost: 0.5 }, { content: "b" }, { content: "c" }], async (server) => {
+    const { client } = setup(server, { model_name: "my-model", cost_tracking: "default" }, { costLimit: 3 });
+    assertEquals((await client.complete(REQUEST)).cost, 0.5);
+    const error = await assertRejects(() => client.complete(REQUEST), ConfigError);
+    assertIncludes(error.message, "cost of the call just made is unknown");
+    assertEquals(server.requests.length, 2);
+  });
+});
+
+Deno.test("OpenAIClient presets pick URL, key variable and body; bad configs fail naming the key", async () => {
+  await withServer([{ content: "a", cost: 0.01 }], async (server) => {
+    const { client } = setup(server, {
+      model_name: "openrouter/anthropic/claude-x",
+      cost_tracking: "default",
+    }, {
+      env: { OPENROUTER_API_KEY: KEY },
+      costLimit: 1,
+    });
+    assertEquals((await client.complete(REQUEST)).cost, 0.01);
+    const request = server.requests[0];
+    assertEquals(field(request?.body, "model"), "anthropic/claude-x");
+    assertEquals(field(request?.body, "usage"), { include: true });
+    assertEquals(request?.headers["authorization"], `Bearer ${KEY}`);
+  });
+  const env = { env: {}, costLimit: 0 };
+  assertEquals(new OpenAIClient({ model_name: "gpt-4o" }, env).endpoint.baseUrl, "https://api.openai.com/v1");
+  assertEquals(new OpenAIClient({ model_name: "ollama/qwen3" }, env).endpoint.apiKeyEnv, undefined);
+  const cases: [OpenAIClientConfig, string][] = [
+    [{ model_name: "Qwen/Qwen3-8B" }, "model.base_url"],
+    [{ model_name: "gpt-4o", model_kwargs: { api_key: "sk-x" } }, "model.api_key_env"],
+    [{ model_name: "gpt-4o", base_url: "ftp://x" }, "model.base_url"],
+    [{ model_name: "gpt-4o", retry_attempts: 0 }, "model.retry_attempts"],
+    [{ model_name: "gpt-4o", input_cost_per_token: 1e-6 }, "model.output_cost_per_token"],
+  ];
+  for (const [config, named] of cases) {
+    assertThrows(() => new OpenAIClient(config, env), ConfigError, named);
+  }
+});
