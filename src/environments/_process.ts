@@ -1,0 +1,203 @@
+/**
+ * The process runner every environment shares: one argv, stdin closed, stdout and stderr merged in
+ * order, its own process group, a timeout and an abort signal that kill the whole group, and a
+ * bounded capture of the output decoded like Python's text mode.
+ *
+ * @module
+ */
+import { BoundedCapture } from "./_capture.ts";
+
+/** Default cap on characters (code points) of output kept in memory: 4 MiB. */
+export const CAPTURE_CAP: number = 4 * 1024 * 1024;
+
+/** After a kill, how long to wait for the pipe to close (a process that left the group may hold it). */
+const DRAIN_MS = 1500;
+/** How long `onKill` may take before the local group is killed anyway. */
+const ON_KILL_MS = 5000;
+
+/**
+ * The wrapper merges stderr into stdout at the OS level, then execs argv, so the command is the
+ * wrapper's own process (group leader) and its script text is untouched. If the exec itself fails
+ * (program missing or not executable) bash's message lands in stdout and the wrapper writes the
+ * status to its original stderr, which tells a spawn failure apart from a command exiting 127.
+ */
+const WRAPPER = 'shopt -s execfail; { exec "$@"; } 2>&1; echo "$?" >&2; exit 127';
+
+/** How {@link runCommand} runs one command. */
+export interface RunOptions {
+  /** Working directory; undefined = the current one. */
+  cwd?: string;
+  /** The child's whole environment (the caller merges). Undefined = inherit. */
+  env?: Record<string, string>;
+  /** Seconds; 0 = no timeout. */
+  timeoutSeconds: number;
+  /** Aborting kills the process group and resolves with the partial output (aborted: true). */
+  signal?: AbortSignal;
+  /** Cap on characters kept in memory (default {@link CAPTURE_CAP}). */
+  maxChars?: number;
+  /**
+   * Called once on timeout/abort, before the local group is killed (waited for at most 5 s); docker
+   * uses it to kill the command inside the container. Its errors are ignored.
+   */
+  onKill?: () => Promise<void>;
+}
+
+/** What one command produced. */
+export interface RunResult {
+  /**
+   * Merged stdout+stderr in order, decoded like Python text mode, bounded: past the cap it is
+   * head + `\n[claudius: N characters elided]\n` + tail.
+   */
+  output: string;
+  /** Exit code, or null when killed by a signal / timeout / abort. */
+  exitCode: number | null;
+  /** Number of the signal that ended the process when it was not our kill (e.g. 15), else null. */
+  signal: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** True length in code points of the whole output, even when truncated. */
+  totalChars: number;
+  truncated: boolean;
+}
+
+/**
+ * Run argv with stdin closed, stdout+stderr merged in order, in a new process group. Never throws
+ * for command failures: a non-zero exit, a timeout or an abort are results.
+ *
+ * As Python's `communicate()`, it waits for the process to exit AND for the pipe to close, so a
+ * background child that keeps the pipe open holds the call until the timeout. On timeout or
+ * abort the group gets SIGKILL, the pipe is drained for at most 1.5 s, then reading stops.
+ *
+ * @example
+ * ```ts
+ * const r = await runCommand(["bash", "-c", "echo hi >&2; exit 3"], { timeoutSeconds: 10 });
+ * // r.output === "hi\n", r.exitCode === 3
+ * ```
+ * @param argv program and arguments (looked up in PATH)
+ * @param opts cwd, environment, timeout, signal, output cap, kill hook
+ * @returns the bounded output and how the process ended
+ * @throws {Deno.errors.NotFound} the working directory or the program does not exist
+ * @throws {Deno.errors.PermissionDenied} the program cannot be executed
+ */
+export async function runCommand(argv: string[], opts: RunOptions): Promise<RunResult> {
+  if (argv.length === 0) throw new TypeError("Cannot run command: argv is empty");
+  const command = new Deno.Command("bash", {
+    args: ["-c", WRAPPER, "claudius", ...argv],
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.env ? { env: opts.env, clearEnv: true } : {}),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  });
+  let child: Deno.ChildProcess;
+  try {
+    child = command.spawn();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound && opts.cwd && /cwd/.test(e.message)) {
+      throw new Deno.errors.NotFound(`Cannot run command: no such working directory '${opts.cwd}'`, {
+        cause: e,
+      });
+    }
+    throw e;
+  }
+
+  const capture = new BoundedCapture(opts.maxChars ?? CAPTURE_CAP);
+  const reader = child.stdout.getReader();
+  const pump = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        capture.push(value);
+      }
+    } catch {
+      // Cancelled after a kill, or the pipe broke: keep what was read.
+    }
+  })();
+  const wrapperErr = new Response(child.stderr).text();
+
+  let reason: "timeout" | "abort" | null = null;
+  let finished = false;
+  let killDone: Promise<void> = Promise.resolve();
+  let wake = () => {};
+  const woken = new Promise<void>((resolve) => (wake = resolve));
+  const kill = (why: "timeout" | "abort") => {
+    if (reason !== null || finished) return;
+    reason = why;
+    killDone = (async () => {
+      if (opts.onKill) await withDeadline(opts.onKill().catch(() => {}), ON_KILL_MS);
+      await killGroup(child.pid);
+    })();
+    wake();
+  };
+  const timer = opts.timeoutSeconds > 0
+    ? setTimeout(() => kill("timeout"), Math.min(opts.timeoutSeconds * 1000, 2 ** 31 - 1))
+    : undefined;
+  const onAbort = () => kill("abort");
+  if (opts.signal?.aborted) kill("abort");
+  else opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+  try {
+    await Promise.race([Promise.all([pump, child.status]).then(() => (finished = true)), woken]);
+    if (reason !== null) {
+      await killDone;
+      await withDeadline(pump, DRAIN_MS);
+      await reader.cancel().catch(() => {});
+      await pump;
+    }
+    const status = await child.status;
+    const err = await withDeadline(wrapperErr, DRAIN_MS);
+    const { text, totalChars, truncated } = capture.finish();
+    if (typeof err === "string" && err.trim() !== "" && status.code === 127 && reason === null) {
+      throw spawnError(text, err.trim());
+    }
+    const killed = reason !== null;
+    return {
+      output: text,
+      exitCode: killed || status.signal !== null ? null : status.code,
+      signal: !killed && status.signal !== null ? status.code - 128 : null,
+      timedOut: reason === "timeout",
+      aborted: reason === "abort",
+      totalChars,
+      truncated,
+    };
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * SIGKILL the whole process group led by `pid`; a group already gone is fine. Signalling needs an
+ * unscoped `--allow-run`; with a scoped one, bash's `kill` builtin does the same.
+ */
+async function killGroup(pid: number): Promise<void> {
+  try {
+    Deno.kill(-pid, "SIGKILL");
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return; // ESRCH: every member already exited.
+    await new Deno.Command("bash", { args: ["-c", `kill -KILL -- -${pid}`], stdin: "null", stderr: "null" })
+      .output();
+  }
+}
+
+/** Resolve with `p`'s value, or with undefined after `ms`. */
+async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Turn the wrapper's report of a failed exec into the OS-style error the callers map. */
+function spawnError(output: string, status: string): Error {
+  const line = output.trimEnd().split("\n").at(-1) ?? "";
+  const message = `Cannot run command: ${line.replace(/^claudius: line \d+: (exec: )?/, "")}`;
+  return status === "126" ? new Deno.errors.PermissionDenied(message) : new Deno.errors.NotFound(message);
+}

@@ -1,0 +1,153 @@
+import { assert, assertEquals, assertThrows } from "../_assert.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { LocalEnvironment } from "../../src/environments/local.ts";
+import { probeUname } from "../../src/environments/_uname.ts";
+
+const HOST = Deno.env.toObject();
+
+async function sh(script: string): Promise<string> {
+  const out = await new Deno.Command("bash", { args: ["-c", script] }).output();
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("LocalEnvironment.execute() runs bash and reports output and exit code", async () => {
+  const env = new LocalEnvironment({}, HOST);
+  assertEquals(await env.execute({ command: "echo hello; [[ 1 == 1 ]] && exit 7" }), {
+    output: "hello\n",
+    returncode: 7,
+    exception_info: "",
+  });
+  assertEquals((await env.execute({ command: "echo a; echo b >&2; echo c" })).output, "a\nb\nc\n");
+  assertEquals((await env.execute({ command: "cat; echo closed" })).output, "closed\n");
+});
+
+Deno.test("LocalEnvironment.execute() reports syntax errors with bash's line numbers", async () => {
+  const out = await new LocalEnvironment({}, HOST).execute({ command: "echo (" });
+  assertEquals(
+    out.output,
+    "bash: -c: line 1: syntax error near unexpected token `newline'\nbash: -c: line 1: `echo ('\n",
+  );
+  assertEquals(out.returncode, 2);
+});
+
+Deno.test("LocalEnvironment.execute() merges config env over the host env, in cwd", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const env = new LocalEnvironment({ cwd: dir, env: { A: "config" } }, {
+      A: "host",
+      B: "host",
+      PATH: HOST.PATH ?? "",
+    });
+    const out = await env.execute({ command: 'echo "$A $B ${HOME-nohome}"; pwd' });
+    assertEquals(out.output, `config host nohome\n${dir}\n`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("LocalEnvironment.execute() times out like upstream, keeping partial output", async () => {
+  const env = new LocalEnvironment({ timeout: 1 }, HOST);
+  const t0 = performance.now();
+  const out = await env.execute({ command: "echo partial; sleep 60 & sleep 5" });
+  assert(performance.now() - t0 < 3000);
+  const message = "Command 'echo partial; sleep 60 & sleep 5' timed out after 1 seconds";
+  assertEquals(out, {
+    output: "partial\n",
+    returncode: -1,
+    exception_info: `An error occurred while executing the command: ${message}`,
+    extra: { exception_type: "TimeoutExpired", exception: message },
+  });
+  const half = await new LocalEnvironment({ timeout: 0.5 }, HOST).execute({ command: "sleep 5" });
+  assertEquals(
+    half.exception_info,
+    "An error occurred while executing the command: Command 'sleep 5' timed out after 0.5 seconds",
+  );
+});
+
+Deno.test("LocalEnvironment.execute() turns a spawn failure into an observation", async () => {
+  const missingCwd = await new LocalEnvironment({ cwd: "/no/such/dir" }, HOST).execute({ command: "true" });
+  assertEquals(missingCwd.returncode, -1);
+  assertEquals(
+    missingCwd.exception_info,
+    "An error occurred while executing the command: Cannot run command: no such working directory '/no/such/dir'",
+  );
+  assertEquals(missingCwd.extra?.exception_type, "FileNotFoundError");
+  const noInterp = await new LocalEnvironment({ interpreter: ["no-such-shell", "-c"] }, HOST).execute({
+    command: "true",
+  });
+  assertEquals(
+    [noInterp.returncode, noInterp.exception_info],
+    [-1, "An error occurred while executing the command: Cannot run command: no-such-shell: not found"],
+  );
+});
+
+Deno.test("LocalEnvironment.execute() stops on abort and close() kills running commands", async () => {
+  const env = new LocalEnvironment({ timeout: 0 }, HOST);
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(), 200);
+  const aborted = await env.execute({ command: "echo before; sleep 30" }, ctl.signal);
+  assertEquals(
+    [aborted.output, aborted.returncode, aborted.exception_info],
+    ["before\n", -1, "An error occurred while executing the command: interrupted"],
+  );
+  const running = env.execute({ command: "sleep 30" });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const t0 = performance.now();
+  await env.close();
+  assert(performance.now() - t0 < 2000);
+  assertEquals((await running).returncode, -1);
+  await env.close();
+  assertEquals((await env.execute({ command: "echo again" })).output, "again\n");
+});
+
+Deno.test("LocalEnvironment.execute() decodes CRLF, lone CR, invalid UTF-8 and astral characters", async () => {
+  const out = await new LocalEnvironment({}, HOST).execute({
+    command: String.raw`printf 'a\r\nb\rc\xff\xe2\x82\n\xf0\x9f\x98\x80\x00end'`,
+  });
+  assertEquals(out.output, "a\nb\nc\uFFFD\uFFFD\n😀\0end");
+});
+
+Deno.test("LocalEnvironment.templateVars() gives config and uname, never the host environment", async () => {
+  const env = new LocalEnvironment({ env: { X: "1" } }, { ...HOST, SECRET_API_KEY: "sk-123" });
+  await env.start();
+  const vars = env.templateVars();
+  const [system, node, release, version, machine] =
+    (await sh("uname -s; uname -n; uname -r; uname -v; uname -m"))
+      .split("\n");
+  assertEquals(vars, {
+    cwd: "",
+    env: { X: "1" },
+    timeout: 30,
+    interpreter: ["bash", "-c"],
+    system,
+    node,
+    release,
+    version,
+    machine,
+  });
+  assertEquals(env.type, "LocalEnvironment");
+});
+
+Deno.test("probeUname() rejects output that is not five lines", async () => {
+  let err: unknown;
+  await probeUname(() => Promise.resolve("Linux\n")).catch((e) => (err = e));
+  assert(err instanceof Error && err.message.startsWith("Cannot probe uname"));
+});
+
+Deno.test("LocalEnvironment() rejects ill-typed config fields", () => {
+  assertThrows(
+    () => new LocalEnvironment({ timeout: "30" as unknown as number }, HOST),
+    ConfigError,
+    "timeout",
+  );
+  assertThrows(() => new LocalEnvironment({ interpreter: [] }, HOST), ConfigError, "interpreter");
+  assertThrows(
+    () => new LocalEnvironment({ env: { A: 1 as unknown as string } }, HOST),
+    ConfigError,
+    "environment.env.A",
+  );
+  assertEquals(
+    new LocalEnvironment({ environment_class: "local" }, HOST).config.environment_class,
+    undefined,
+  );
+});
