@@ -13,7 +13,7 @@ import {
   TimeExceeded,
 } from "./errors.ts";
 import { mergeTrees } from "./config.ts";
-import { renderTemplate } from "./template.ts";
+import { pyFloat, renderTemplate } from "./template.ts";
 import type { Environment, ExecOutput, Message, Model, Vars } from "./types.ts";
 
 /** The `agent` config section (see `src/config_schema.ts` for defaults and docs). */
@@ -94,10 +94,10 @@ export class DefaultAgent {
   /** All template variables: config fields, environment (uname), model, counters, run variables. */
   templateVars(extra: Vars = {}): Vars {
     return mergeTrees(
-      this.config,
+      { ...this.config, cost_limit: pyFloat(this.config.cost_limit) },
       this.env.templateVars(),
       this.model.templateVars(),
-      { n_model_calls: this.nCalls, model_cost: this.cost, elapsed_seconds: this.elapsedSeconds() },
+      { n_model_calls: this.nCalls, model_cost: pyFloat(this.cost), elapsed_seconds: this.elapsedSeconds() },
       this.extraVars,
       extra,
     );

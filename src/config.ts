@@ -42,7 +42,7 @@ const SECTIONS = Object.keys(SCHEMA) as Section[];
 
 /** True for a plain mapping (not an array, not null). */
 export function isTree(value: unknown): value is ConfigTree {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /** Merge mappings recursively, left to right; lists and scalars replace. */
@@ -101,7 +101,9 @@ export async function loadSpec(spec: string, io: ConfigIO): Promise<ConfigSource
     }
   }
   if (!path) {
-    throw new ConfigError(`Cannot find config '${spec}': no such file or built-in config (tried ${candidates.join(", ")})`);
+    throw new ConfigError(
+      `Cannot find config '${spec}': no such file or built-in config (tried ${candidates.join(", ")})`,
+    );
   }
   const text = await io.readTextFile(path);
   let data: unknown;
@@ -110,7 +112,9 @@ export async function loadSpec(spec: string, io: ConfigIO): Promise<ConfigSource
   } catch (e) {
     if (e instanceof YAMLException) {
       const { line, column } = e.mark ?? { line: -1, column: -1 };
-      throw new ConfigError(`Cannot parse config ${path}:${line + 1}:${column + 1}: ${e.reason}`, { cause: e });
+      throw new ConfigError(`Cannot parse config ${path}:${line + 1}:${column + 1}: ${e.reason}`, {
+        cause: e,
+      });
     }
     throw e;
   }
@@ -165,7 +169,8 @@ function typeOk(spec: KeySpec, value: unknown): boolean {
     case "string[]":
       return Array.isArray(value) && value.every((v) => typeof v === "string");
     case "string-map":
-      return isTree(value) && Object.values(value).every((v) => ["string", "number", "boolean"].includes(typeof v));
+      return isTree(value) &&
+        Object.values(value).every((v) => ["string", "number", "boolean"].includes(typeof v));
     case "object":
       return isTree(value);
     case "list":
@@ -202,18 +207,24 @@ export function checkSource(source: ConfigSource, warn: (line: string) => void):
       );
     }
     if (body === null || body === undefined) continue;
-    if (!isTree(body)) throw new ConfigError(`Config section '${section}' in ${where(source, [section])} must be a mapping`);
+    if (!isTree(body)) {
+      throw new ConfigError(`Config section '${section}' in ${where(source, [section])} must be a mapping`);
+    }
     const schema = SCHEMA[section as Section];
     for (const [key, value] of Object.entries(body)) {
       const spec = schema[key];
       const at = where(source, [section, key]);
       if (!spec) {
         const hint = nearestKey(key, Object.keys(schema));
-        throw new ConfigError(`Unknown config key '${section}.${key}' in ${at}` + (hint ? ` (did you mean '${hint}'?)` : ""));
+        throw new ConfigError(
+          `Unknown config key '${section}.${key}' in ${at}` + (hint ? ` (did you mean '${hint}'?)` : ""),
+        );
       }
       if (!typeOk(spec, value)) {
         throw new ConfigError(
-          `Config key '${section}.${key}' in ${at} must be ${TYPE_NAMES[spec.type]}, got ${JSON.stringify(value)}`,
+          `Config key '${section}.${key}' in ${at} must be ${TYPE_NAMES[spec.type]}, got ${
+            JSON.stringify(value)
+          }`,
         );
       }
       if (spec.inert && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
