@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Make a container engine available for the Docker tests, then build the test images.
+#   1. No `docker` CLI: install Debian's docker.io (apt-get update first).
+#   2. No daemon answering `docker info`: start `dockerd` in the background (log in
+#      $DOCKERD_LOG, default /tmp/dockerd.log) and wait up to $DOCKERD_WAIT seconds (default 60).
+#   3. Build the test images (idempotent; `--debian` also builds claudius-test-debian).
+# Usage: .ci/docker_setup.sh [--debian]
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(dirname "$here")"
+log="${DOCKERD_LOG:-/tmp/dockerd.log}"
+wait_seconds="${DOCKERD_WAIT:-60}"
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+if ! command -v docker >/dev/null 2>&1 || ! command -v dockerd >/dev/null 2>&1; then
+  if ! docker info >/dev/null 2>&1; then
+    echo "docker_setup: installing docker.io"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+  fi
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  echo "docker_setup: no daemon answers; starting dockerd (log: $log)"
+  as_root sh -c "nohup dockerd >'$log' 2>&1 &"
+  deadline=$((SECONDS + wait_seconds))
+  until docker info >/dev/null 2>&1; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "docker_setup: error: dockerd did not answer within ${wait_seconds}s; last lines of $log:" >&2
+      tail -n 20 "$log" >&2 || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+  echo "docker_setup: dockerd is up"
+fi
+
+"$repo/tests/testdata/images/build_images.sh" "$@"

@@ -1,0 +1,453 @@
+/**
+ * The docker environment: "local with `docker exec`". One long-lived container per run, started
+ * with `docker run -d ... sleep <container_timeout>`; every action runs in a fresh
+ * `docker exec ... <interpreter...> <command>`. Meant to work with podman too (`executable: podman`;
+ * untested here). The image needs `sh` (the exec wrapper) and `uname` (template variables).
+ *
+ * What claudius adds to upstream: containers carry `claudius.run`, `claudius.pid` and
+ * `claudius.created` labels (see {@link reapContainers}); stdout and stderr are merged inside the
+ * container, so their order is kept; a timeout kills the command and everything it started inside
+ * the container, not just the `docker exec` client; templates see the container's uname; a
+ * container that dies under a run ends it with `EnvironmentLost`.
+ *
+ * @module
+ */
+import { ConfigError, EnvironmentLost, exitMessage } from "../errors.ts";
+import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
+import { runCommand, type RunResult } from "./_process.ts";
+import { probeUname, type Uname } from "./_uname.ts";
+
+/** Config of {@link DockerEnvironment}, as found under `environment:` in a config file. */
+export interface DockerEnvironmentConfig {
+  /** Selects this class: `docker` (or `podman`). */
+  environment_class?: string;
+  /** Image to run (required). Pulled by `docker run` when missing, within `pull_timeout`. */
+  image: string;
+  /** Working directory of every command inside the container. Default `"/"` (also when empty). */
+  cwd?: string;
+  /** Variables set for every command. Default `{}`. They win over `forward_env`. */
+  env?: Record<string, string>;
+  /** Names of host variables copied into every command when set on the host. Default `[]`. */
+  forward_env?: string[];
+  /** Seconds one action may run before it is killed (inside the container too). Default `30`. */
+  timeout?: number;
+  /** Container CLI: `docker` or `podman`. Default `"docker"`. */
+  executable?: string;
+  /** Extra `docker run` arguments, placed before the image. Default `["--rm"]`. */
+  run_args?: string[];
+  /** `sleep` duration that keeps the container alive. Default `"2h"`. */
+  container_timeout?: string;
+  /** Seconds allowed for `docker run -d`, image pull included. Default `120`. */
+  pull_timeout?: number;
+  /** Argv the command is appended to. Default `["bash", "-lc"]`. */
+  interpreter?: string[];
+}
+
+/** The resolved config, as saved in the trajectory and exposed to templates. */
+export interface ResolvedDockerConfig {
+  [key: string]: unknown;
+  image: string;
+  cwd: string;
+  env: Record<string, string>;
+  forward_env: string[];
+  timeout: number;
+  executable: string;
+  run_args: string[];
+  container_timeout: string;
+  pull_timeout: number;
+  interpreter: string[];
+}
+
+/** What {@link DockerEnvironment} needs from its caller. */
+export interface DockerEnvironmentDeps {
+  /** The host's environment, read for `forward_env`. */
+  hostEnv: Record<string, string>;
+  /** Unique id of this run: part of the container name and its `claudius.run` label. */
+  runId: string;
+  /** Notices, one line each (container started, removed, warnings). */
+  log?: (line: string) => void;
+}
+
+/**
+ * Runs in the container in place of the interpreter: the interpreter's stdout and stderr go to one
+ * pipe (order kept), in a subshell that execs it, so that a signal ending the command prints no
+ * "Killed" line. `$0` carries the exec's marker so that {@link KILL_SCRIPT} can find it. The
+ * container engine makes every exec'd process a session and group leader.
+ */
+const EXEC_WRAPPER = 'exec 3>&1 >/dev/null 2>&1; (exec "$@" >&3 2>&3 3>&-); exit "$?"';
+
+/** Kills, inside the container, the process group of the exec whose marker suffix is `$1`. */
+const KILL_SCRIPT = 'm="claudius-x$1"; for d in /proc/[0-9]*; do ' +
+  'case " $(tr "\\0" " " < "$d/cmdline" 2>/dev/null)" in *" $m "*) ' +
+  'p="${d#/proc/}"; kill -KILL -"$p" "$p" 2>/dev/null;; esac; done; true';
+
+/** Seconds allowed for `docker rm -f`, `docker inspect` and the in-container kill. */
+const HOUSEKEEPING_TIMEOUT = 30;
+
+/**
+ * Runs every action in one long-lived container. Observations follow upstream: a timeout gives
+ * returncode -1, the partial output and `exception_info` naming the `docker exec` argv as Python
+ * prints a list; an aborted action gives returncode -1 and `...: interrupted`.
+ *
+ * @example
+ * ```ts
+ * const env = new DockerEnvironment({ image: "debian:bookworm" }, { hostEnv: {}, runId: "demo" });
+ * await env.start();
+ * const out = await env.execute({ command: "echo hi" }); // { output: "hi\n", returncode: 0, ... }
+ * await env.close();
+ * ```
+ */
+export class DockerEnvironment implements Environment {
+  /** The resolved config, every default filled in. */
+  readonly config: ResolvedDockerConfig;
+  /** Recorded as `info.config.environment_type`. */
+  readonly type = "DockerEnvironment";
+  readonly #deps: DockerEnvironmentDeps;
+  #name = "";
+  #id = "";
+  #uname: Uname | null = null;
+  #closing: Promise<void> | null = null;
+  readonly #stop = new AbortController();
+
+  /**
+   * @param config the `environment:` section (missing keys take their defaults)
+   * @param deps host environment, run id and logger
+   * @throws {ConfigError} `image` is missing or a field has the wrong type
+   */
+  constructor(config: DockerEnvironmentConfig, deps: DockerEnvironmentDeps) {
+    this.config = resolveConfig(config);
+    this.#deps = deps;
+  }
+
+  /** The container's id once started (empty before). */
+  get containerId(): string {
+    return this.#id;
+  }
+
+  /** The container's name once started (empty before). */
+  get containerName(): string {
+    return this.#name;
+  }
+
+  /**
+   * Start the container (pulling the image if needed) and probe its uname.
+   * @throws {Error} naming the image and the engine's error when the container cannot start
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    if (this.#id) return;
+    const c = this.config;
+    const name = `claudius-${this.#deps.runId}-${randomHex(4)}`;
+    const argv = [
+      c.executable,
+      ...["run", "-d", "--name", name],
+      ...["--label", `claudius.run=${this.#deps.runId}`, "--label", `claudius.pid=${Deno.pid}`],
+      ...["--label", `claudius.created=${Math.floor(Date.now() / 1000)}`],
+      ...["-w", c.cwd, ...c.run_args, c.image, "sleep", c.container_timeout],
+    ];
+    this.#name = name;
+    let r: RunResult;
+    try {
+      r = await runCommand(argv, { timeoutSeconds: c.pull_timeout, ...(signal ? { signal } : {}) });
+    } catch (e) {
+      throw new Error(`Cannot start container from image ${c.image}: ${errorText(e)}`, { cause: e });
+    }
+    const id = r.output.trim().split("\n").at(-1)?.trim() ?? "";
+    if (r.exitCode !== 0 || !/^[0-9a-f]{12,}$/.test(id)) {
+      await this.#remove(name);
+      if (r.aborted) throw signal?.reason ?? new Error("Cannot start container: aborted");
+      const why = r.timedOut ? `no answer within ${c.pull_timeout} s (pull_timeout)` : engineError(r.output);
+      throw new Error(`Cannot start container from image ${c.image}: ${why}`);
+    }
+    this.#id = id;
+    this.#deps.log?.(`Started container ${name} (${id.slice(0, 12)}) from ${c.image}`);
+    try {
+      this.#uname = await probeUname(async (script) => {
+        const p = await runCommand([c.executable, "exec", id, "sh", "-c", script], {
+          timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+        });
+        return p.output;
+      });
+    } catch (e) {
+      if (!(await this.#isRunning())) {
+        await this.close();
+        throw new Error(`Cannot start container from image ${c.image}: it stopped right after starting`);
+      }
+      this.#deps.log?.(`warning: ${errorText(e)} in container ${name}; uname template variables are empty`);
+      this.#uname = { system: "", node: "", release: "", version: "", machine: "" };
+    }
+    if (this.#stop.signal.aborted) {
+      await this.#remove(id);
+      throw new Error("Cannot start container: the environment was closed meanwhile");
+    }
+  }
+
+  /**
+   * Run one action with `docker exec`. Failures, timeouts and aborts are outputs (returncode -1 and
+   * `exception_info` as upstream prints them).
+   * @throws {EnvironmentLost} when the container is no longer running
+   */
+  async execute(action: Action, signal?: AbortSignal): Promise<ExecOutput> {
+    if (!this.#id) throw new Error("Cannot execute: the container is not started");
+    const c = this.config;
+    const head = [c.executable, "exec", "-w", c.cwd, ...this.#envArgs(), this.#id];
+    const marker = randomHex(8);
+    const argv = [...head, "sh", "-c", EXEC_WRAPPER, `claudius-x${marker}`, ...c.interpreter, action.command];
+    let r: RunResult;
+    try {
+      r = await runCommand(argv, {
+        timeoutSeconds: c.timeout,
+        signal: signal ? AbortSignal.any([signal, this.#stop.signal]) : this.#stop.signal,
+        onKill: () => this.#killInside(marker),
+      });
+    } catch (e) {
+      return failure("", pythonName(e), errorText(e).replaceAll("\n", " "));
+    }
+    if (r.exitCode !== 0 && !this.#stop.signal.aborted && !(await this.#isRunning())) {
+      throw new EnvironmentLost(exitMessage("EnvironmentLost", "", `container ${this.#name} is gone`));
+    }
+    if (r.timedOut) {
+      // Upstream passes the argv list to subprocess, so Python prints the list's repr.
+      const upstreamArgv = [...head, ...c.interpreter, action.command];
+      const text = `Command '[${upstreamArgv.map(pyRepr).join(", ")}]' timed out after ${c.timeout} seconds`;
+      return failure(r.output, "TimeoutExpired", text);
+    }
+    if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
+    const returncode = r.exitCode ?? -(r.signal ?? 9);
+    return { output: r.output, returncode, exception_info: "" };
+  }
+
+  /** Config fields plus the container's uname (`system`, `node`, `release`, `version`, `machine`). */
+  templateVars(): Vars {
+    if (this.#uname === null) throw new Error("Cannot read template variables: start() was not called");
+    return { ...structuredClone(this.config), ...(this.#uname ?? {}) };
+  }
+
+  /** Kill running commands, then remove the container (`docker rm -f`, at most 30 s). Safe to call twice. */
+  close(): Promise<void> {
+    this.#stop.abort();
+    this.#closing ??= (async () => {
+      if (!this.#id) return;
+      if (await this.#remove(this.#id)) this.#deps.log?.(`Removed container ${this.#name}`);
+    })();
+    return this.#closing;
+  }
+
+  /** `-e K=V` for every forwarded variable set on the host, then every `env` entry (last wins). */
+  #envArgs(): string[] {
+    const args: string[] = [];
+    for (const key of this.config.forward_env) {
+      const value = this.#deps.hostEnv[key];
+      if (value !== undefined) args.push("-e", `${key}=${value}`);
+    }
+    for (const [key, value] of Object.entries(this.config.env)) args.push("-e", `${key}=${value}`);
+    return args;
+  }
+
+  /** Kill the timed-out command and everything in its process group, inside the container. */
+  async #killInside(marker: string): Promise<void> {
+    await runCommand([this.config.executable, "exec", this.#id, "sh", "-c", KILL_SCRIPT, "sh", marker], {
+      timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+    });
+  }
+
+  /** Whether the engine reports the container running (true when it cannot tell). */
+  async #isRunning(): Promise<boolean> {
+    const r = await runCommand(
+      [this.config.executable, "inspect", "-f", "{{.State.Running}}", this.#id],
+      { timeoutSeconds: HOUSEKEEPING_TIMEOUT },
+    ).catch(() => null);
+    return r === null || r.timedOut || r.output.trim() === "true";
+  }
+
+  /** `docker rm -f`; true when the engine confirmed. Failures are logged, never thrown. */
+  async #remove(ref: string): Promise<boolean> {
+    try {
+      const r = await runCommand([this.config.executable, "rm", "-f", ref], {
+        timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+      });
+      if (r.exitCode === 0) return true;
+      if (!/no such container/i.test(r.output)) {
+        this.#deps.log?.(`warning: cannot remove container ${ref}: ${engineError(r.output)}`);
+      }
+    } catch (e) {
+      this.#deps.log?.(`warning: cannot remove container ${ref}: ${errorText(e)}`);
+    }
+    return false;
+  }
+}
+
+/**
+ * Remove containers left behind by claudius runs that died: those labelled `claudius.pid` whose
+ * process is gone (no `/proc/<pid>`, or it is no longer a claudius or deno process). Containers of
+ * live runs are kept.
+ *
+ * @example
+ * ```ts
+ * const removed = await reapContainers("docker");
+ * console.log(`removed ${removed.length} leftover container(s)`);
+ * ```
+ * @param executable the container CLI (`docker` or `podman`)
+ * @param options `dockerHost` sets `DOCKER_HOST` for the engine CLI
+ * @returns the names of the removed containers
+ * @throws {Error} when the engine cannot list containers
+ */
+export async function reapContainers(
+  executable: string,
+  options: { dockerHost?: string } = {},
+): Promise<string[]> {
+  const env = options.dockerHost ? { ...Deno.env.toObject(), DOCKER_HOST: options.dockerHost } : undefined;
+  const run = (args: string[]) =>
+    runCommand([executable, ...args], { timeoutSeconds: 60, ...(env ? { env } : {}) });
+  const list = await run([
+    "ps",
+    "-a",
+    "--filter",
+    "label=claudius.pid",
+    "--format",
+    '{{.Names}}\t{{.Label "claudius.pid"}}',
+  ]);
+  if (list.exitCode !== 0) throw new Error(`Cannot list containers: ${engineError(list.output)}`);
+  const dead: string[] = [];
+  for (const line of list.output.split("\n")) {
+    const [name, pid] = line.trim().split("\t");
+    if (name && pid && /^\d+$/.test(pid) && !(await isClaudiusProcess(Number(pid)))) dead.push(name);
+  }
+  if (dead.length === 0) return [];
+  const rm = await run(["rm", "-f", ...dead]);
+  if (rm.exitCode !== 0) throw new Error(`Cannot remove containers: ${engineError(rm.output)}`);
+  return dead;
+}
+
+/** Whether `pid` is a live process whose command line looks like claudius or deno. */
+async function isClaudiusProcess(pid: number): Promise<boolean> {
+  try {
+    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+    return /claudius|deno/.test(cmdline);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * ProgramBench's container isolation for `--env docker` with no other config: removed on exit, no
+ * network, no ptrace, an init process (fast stop), and 20 CPUs / 60 GB of memory capped at what the
+ * host has (the engine refuses more CPUs than exist).
+ *
+ * @example
+ * ```ts
+ * defaultIsolationArgs(2, 8 * 1024 ** 3);
+ * // ["--rm", "--network", "none", "--cap-drop", "SYS_PTRACE", "--init", "--cpus", "2", "--memory", "8192m"]
+ * ```
+ * @param hostCpus CPUs of the host (e.g. `navigator.hardwareConcurrency`); 0 leaves `--cpus` out
+ * @param hostMemBytes memory of the host in bytes (e.g. `Deno.systemMemoryInfo().total`); 0 leaves `--memory` out
+ * @returns `docker run` arguments for `run_args`
+ */
+export function defaultIsolationArgs(hostCpus: number, hostMemBytes: number): string[] {
+  const args = ["--rm", "--network", "none", "--cap-drop", "SYS_PTRACE", "--init"];
+  const cpus = Math.min(20, Math.floor(hostCpus));
+  if (cpus >= 1) args.push("--cpus", String(cpus));
+  const mib = Math.min(60 * 1024, Math.floor(hostMemBytes / 1024 / 1024));
+  if (mib >= 6) args.push("--memory", mib === 60 * 1024 ? "60g" : `${mib}m`);
+  return args;
+}
+
+/** An ExecOutput for a command that did not finish normally (upstream's wording). */
+function failure(output: string, type: string, text: string): ExecOutput {
+  return {
+    output,
+    returncode: -1,
+    exception_info: `An error occurred while executing the command: ${text}`,
+    extra: { exception_type: type, exception: text },
+  };
+}
+
+/** The engine's error in one line: the first line mentioning an error, else the last line. */
+function engineError(output: string): string {
+  const lines = output.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return lines.find((l) => /error/i.test(l)) ?? lines.at(-1) ?? "no output";
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Python's exception class name for an OS error, so trajectories read like upstream's. */
+function pythonName(e: unknown): string {
+  if (e instanceof Deno.errors.NotFound) return "FileNotFoundError";
+  if (e instanceof Deno.errors.PermissionDenied) return "PermissionError";
+  return e instanceof Error ? e.name : "Error";
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** Characters Python's `str.isprintable()` rejects (its `repr` escapes them). */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python's `repr()` of a str: quote choice, backslash escapes, `\xNN` / `\uNNNN` / `\UNNNNNNNN`. */
+function pyRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === quote || ch === "\\") out += "\\" + ch;
+    else if (ch === "\t") out += "\\t";
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === " " || (cp > 0x20 && cp < 0x7f) || (cp > 0x7f && !NON_PRINTABLE.test(ch))) out += ch;
+    else if (cp <= 0xff) out += "\\x" + cp.toString(16).padStart(2, "0");
+    else if (cp <= 0xffff) out += "\\u" + cp.toString(16).padStart(4, "0");
+    else out += "\\U" + cp.toString(16).padStart(8, "0");
+  }
+  return out + quote;
+}
+
+function resolveConfig(config: DockerEnvironmentConfig): ResolvedDockerConfig {
+  const {
+    image,
+    cwd = "",
+    env = {},
+    forward_env = [],
+    timeout = 30,
+    executable = "docker",
+    run_args = ["--rm"],
+    container_timeout = "2h",
+    pull_timeout = 120,
+    interpreter = ["bash", "-lc"],
+  } = config;
+  const bad = (key: string, want: string, got: unknown) =>
+    new ConfigError(
+      `Cannot create DockerEnvironment: environment.${key} must be ${want}, got ${JSON.stringify(got)}`,
+    );
+  const strings = (v: unknown) => Array.isArray(v) && v.every((a) => typeof a === "string");
+  if (typeof image !== "string" || image === "") throw bad("image", "an image name", image ?? null);
+  for (const [key, v] of Object.entries({ cwd, executable, container_timeout })) {
+    if (typeof v !== "string") throw bad(key, "a string", v);
+  }
+  if (typeof env !== "object" || env === null || Array.isArray(env)) throw bad("env", "a mapping", env);
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v !== "string") throw bad(`env.${k}`, "a string", v);
+  }
+  for (const [key, v] of Object.entries({ timeout, pull_timeout })) {
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw bad(key, "a number of seconds >= 0", v);
+  }
+  if (!strings(forward_env)) throw bad("forward_env", "a list of strings", forward_env);
+  if (!strings(run_args)) throw bad("run_args", "a list of strings", run_args);
+  if (!strings(interpreter) || interpreter.length === 0) {
+    throw bad("interpreter", "a non-empty list of strings", interpreter);
+  }
+  return {
+    image,
+    cwd: cwd || "/",
+    env: { ...env },
+    forward_env: [...forward_env],
+    timeout,
+    executable: executable || "docker",
+    run_args: [...run_args],
+    container_timeout,
+    pull_timeout,
+    interpreter: [...interpreter],
+  };
+}
