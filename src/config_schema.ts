@@ -50,7 +50,11 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
     system_template: { type: "string", doc: "Jinja2 template of the system message (required)." },
     instance_template: { type: "string", doc: "Jinja2 template of the first user message (required)." },
     step_limit: { type: "int", default: 0, doc: "Stop before model call N+1; 0 = no limit." },
-    cost_limit: { type: "number", default: 3.0, doc: "Stop once cost reaches this many dollars; 0 = no limit." },
+    cost_limit: {
+      type: "number",
+      default: 3.0,
+      doc: "Stop once cost reaches this many dollars; 0 = no limit.",
+    },
     wall_time_limit_seconds: { type: "int", default: 0, doc: "Stop after this many seconds; 0 = no limit." },
     max_consecutive_format_errors: {
       type: "int",
@@ -68,8 +72,16 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
       default: "local",
       doc: "`local`, `docker`, `podman` (docker with executable podman), `bubblewrap`.",
     },
-    cwd: { type: "string", default: "", doc: "Working directory of every command (local: created if missing)." },
-    env: { type: "string-map", default: {}, doc: "Variables set for every command (win over forwarded ones)." },
+    cwd: {
+      type: "string",
+      default: "",
+      doc: "Working directory of every command (local: created if missing).",
+    },
+    env: {
+      type: "string-map",
+      default: {},
+      doc: "Variables set for every command (win over forwarded ones).",
+    },
     timeout: { type: "number", default: 30, doc: "Seconds one action may run before it is killed." },
     interpreter: {
       type: "string[]",
@@ -79,7 +91,11 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
     forward_env: { type: "string[]", default: [], doc: "Host variables copied into the container when set." },
     executable: { type: "string", doc: "Container CLI (`docker` or `podman`) or `bwrap`." },
     run_args: { type: "string[]", doc: "Extra `docker run` args (default `[--rm]`)." },
-    container_timeout: { type: "string", default: "2h", doc: "`sleep` duration keeping the container alive." },
+    container_timeout: {
+      type: "string",
+      default: "2h",
+      doc: "`sleep` duration keeping the container alive.",
+    },
     pull_timeout: { type: "number", default: 120, doc: "Seconds allowed for `docker run -d` (incl. pull)." },
     wrapper_args: { type: "string[]", doc: "Bubblewrap args placed before the interpreter." },
     global_args: { type: "string[]", inert: true, doc: "Upstream singularity: not implemented." },
@@ -100,14 +116,25 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
       doc: "`openai` (tool calls) or `openai_textbased`; `scripted`, `scripted_textbased`; upstream " +
         "aliases `litellm`, `openrouter` (tool calls), `litellm_textbased`, `openrouter_textbased`.",
     },
-    model_kwargs: { type: "object", default: {}, doc: "Merged into the request body (litellm-only keys dropped)." },
+    model_kwargs: {
+      type: "object",
+      default: {},
+      doc: "Merged into the request body (litellm-only keys dropped).",
+    },
     base_url: { type: "string", doc: "OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`." },
     api_key_env: { type: "string", doc: "Name of the variable holding the API key (preset per provider)." },
     request_timeout: { type: "number", default: 600, doc: "Deadline of one request, seconds." },
     retry_attempts: { type: "int", default: 10, doc: "Attempts per query (429, 5xx, network, deadline)." },
-    retry_base_delay: { type: "number", default: 1, doc: "First backoff delay, seconds (doubles, jittered)." },
+    retry_base_delay: {
+      type: "number",
+      default: 1,
+      doc: "First backoff delay, seconds (doubles, jittered).",
+    },
     retry_max_delay: { type: "number", default: 60, doc: "Cap of one backoff delay, seconds." },
-    input_cost_per_token: { type: "number", doc: "Dollars per prompt token (when the provider reports no cost)." },
+    input_cost_per_token: {
+      type: "number",
+      doc: "Dollars per prompt token (when the provider reports no cost).",
+    },
     output_cost_per_token: { type: "number", doc: "Dollars per completion token." },
     cache_read_input_token_cost: { type: "number", doc: "Dollars per cached prompt token." },
     cost_tracking: {
@@ -115,15 +142,27 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
       default: "default",
       doc: "`default` or `ignore_errors` (no warning when cost is unknown).",
     },
-    observation_template: { type: "string", default: OBSERVATION_TEMPLATE, doc: "Renders each command result." },
+    observation_template: {
+      type: "string",
+      default: OBSERVATION_TEMPLATE,
+      doc: "Renders each command result.",
+    },
     format_error_template: {
       type: "string",
       doc: "Renders the re-prompt after a malformed reply (tool calls: `{{ error }}`; text: upstream's).",
     },
-    action_regex: { type: "string", default: DEFAULT_ACTION_REGEX, doc: "Text mode: the action block regex." },
+    action_regex: {
+      type: "string",
+      default: DEFAULT_ACTION_REGEX,
+      doc: "Text mode: the action block regex.",
+    },
     script: { type: "string", doc: "Scripted models: YAML/JSON file of replies." },
     replies: { type: "list", doc: "Scripted models: the replies inline." },
-    litellm_model_registry: { type: "string|null", inert: true, doc: "Upstream litellm: use prices instead." },
+    litellm_model_registry: {
+      type: "string|null",
+      inert: true,
+      doc: "Upstream litellm: use prices instead.",
+    },
     set_cache_control: { type: "string|null", inert: true, doc: "Upstream Anthropic cache markers." },
     multimodal_regex: { type: "string", inert: true, doc: "Upstream multimodal content: not implemented." },
     provider: { type: "string", inert: true, doc: "Upstream portkey: not implemented." },
@@ -133,7 +172,10 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
   },
   run: {
     task: { type: "string", doc: "The task (`--task` overrides)." },
-    env_startup_command: { type: "string", doc: "Command run once in the environment before the first step." },
+    env_startup_command: {
+      type: "string",
+      doc: "Command run once in the environment before the first step.",
+    },
   },
 };
 

@@ -48,8 +48,10 @@ export class TrajectoryWriter {
     if (dir && dir !== this.path) await Deno.mkdir(dir, { recursive: true });
     this.#file = await Deno.open(this.path, { write: true, create: true, truncate: true });
     const top = { trajectory_format: TRAJECTORY_FORMAT, ...this.#head.top };
-    const head = "{\n" + Object.entries(top).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
-      .join("") + '  "messages": [';
+    const head = "{\n" +
+      Object.entries(top).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
+        .join("") +
+      '  "messages": [';
     await this.#write(head, 0);
     this.#tailAt = head.length;
     return this.#file;
@@ -75,7 +77,8 @@ export class TrajectoryWriter {
     for (let i = this.#written; i < messages.length; i++) {
       body += (i === 0 ? "\n" : ",\n") + INDENT + indent(JSON.stringify(messages[i], null, 2));
     }
-    const tail = (messages.length ? "\n  ]" : "]") + ',\n  "info": ' + JSON.stringify(info, null, 2).replaceAll("\n", "\n  ") +
+    const tail = (messages.length ? "\n  ]" : "]") + ',\n  "info": ' +
+      JSON.stringify(info, null, 2).replaceAll("\n", "\n  ") +
       "\n}\n";
     const bodyBytes = new TextEncoder().encode(body).length;
     const end = this.#tailAt + await this.#write(body + tail, this.#tailAt);

@@ -30,7 +30,9 @@ export function assertThrows<E extends Error>(
     fn();
   } catch (e) {
     nodeAssert.ok(e instanceof cls, `expected ${cls.name}, got ${e}`);
-    if (includes) nodeAssert.ok((e as Error).message.includes(includes), `'${(e as Error).message}' lacks '${includes}'`);
+    if (includes) {
+      nodeAssert.ok((e as Error).message.includes(includes), `'${(e as Error).message}' lacks '${includes}'`);
+    }
     return e as E;
   }
   throw new nodeAssert.AssertionError({ message: `expected ${cls.name} to be thrown` });
@@ -46,7 +48,9 @@ export async function assertRejects<E extends Error>(
     await fn();
   } catch (e) {
     nodeAssert.ok(e instanceof cls, `expected ${cls.name}, got ${e}`);
-    if (includes) nodeAssert.ok((e as Error).message.includes(includes), `'${(e as Error).message}' lacks '${includes}'`);
+    if (includes) {
+      nodeAssert.ok((e as Error).message.includes(includes), `'${(e as Error).message}' lacks '${includes}'`);
+    }
     return e as E;
   }
   throw new nodeAssert.AssertionError({ message: `expected ${cls.name} rejection` });

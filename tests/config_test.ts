@@ -26,12 +26,17 @@ Deno.test("mergeTrees() merges mappings recursively and replaces lists and scala
     { agent: { x: { b: 2 } }, environment: { run_args: ["--init"] } },
     { agent: { step_limit: 7 } },
   );
-  assertEquals(merged, { agent: { step_limit: 7, x: { a: 1, b: 2 } }, environment: { run_args: ["--init"] } });
+  assertEquals(merged, {
+    agent: { step_limit: 7, x: { a: 1, b: 2 } },
+    environment: { run_args: ["--init"] },
+  });
 });
 
 Deno.test("parseKeyValue() parses JSON values and keeps other text as strings", () => {
   assertEquals(parseKeyValue("agent.step_limit=5"), { agent: { step_limit: 5 } });
-  assertEquals(parseKeyValue("model.model_kwargs.temperature=0.5"), { model: { model_kwargs: { temperature: 0.5 } } });
+  assertEquals(parseKeyValue("model.model_kwargs.temperature=0.5"), {
+    model: { model_kwargs: { temperature: 0.5 } },
+  });
   assertEquals(parseKeyValue("model.model_name=openai/gpt-5"), { model: { model_name: "openai/gpt-5" } });
   assertEquals(parseKeyValue('environment.run_args=["--rm"]'), { environment: { run_args: ["--rm"] } });
   assertEquals(parseKeyValue("run.task=a=b"), { run: { task: "a=b" } });
@@ -50,7 +55,11 @@ Deno.test("loadSpec() reports a YAML syntax error with file, line and column", a
   const path = await tempFile("bad.yaml", "agent:\n  step_limit: 3\n   cost_limit: [1\n");
   const e = await assertRejects(() => loadSpec(path, io), ConfigError);
   assertMatch(e.message, new RegExp(`^Cannot parse config ${path}:3:\\d+: `));
-  await assertRejects(() => loadSpec("no-such-config", io), ConfigError, "Cannot find config 'no-such-config'");
+  await assertRejects(
+    () => loadSpec("no-such-config", io),
+    ConfigError,
+    "Cannot find config 'no-such-config'",
+  );
 });
 
 Deno.test("checkSource() names the unknown key, its file and line, and the nearest valid key", async () => {
@@ -59,28 +68,43 @@ Deno.test("checkSource() names the unknown key, its file and line, and the neare
   const e = assertThrows(() => checkSource(source, () => {}), ConfigError);
   assertEquals(e.message, `Unknown config key 'agent.step_limt' in ${path}:3 (did you mean 'step_limit'?)`);
   const section = await loadSpec(await tempFile("s.yaml", "agnet:\n  step_limit: 1\n"), io);
-  assertMatch(assertThrows(() => checkSource(section, () => {}), ConfigError).message, /did you mean 'agent'/);
+  assertMatch(
+    assertThrows(() => checkSource(section, () => {}), ConfigError).message,
+    /did you mean 'agent'/,
+  );
 });
 
 Deno.test("checkSource() names the key path and expected type of a wrong value", () => {
   const e = assertThrows(
-    () => checkSource({ spec: "agent.step_limit=\"x\"", data: { agent: { step_limit: "x" } } }, () => {}),
+    () => checkSource({ spec: 'agent.step_limit="x"', data: { agent: { step_limit: "x" } } }, () => {}),
     ConfigError,
   );
-  assertEquals(e.message, `Config key 'agent.step_limit' in -c 'agent.step_limit="x"' must be an integer, got "x"`);
-  assertThrows(() => checkSource({ spec: "s", data: { environment: { run_args: "--rm" } } }, () => {}), ConfigError);
+  assertEquals(
+    e.message,
+    `Config key 'agent.step_limit' in -c 'agent.step_limit="x"' must be an integer, got "x"`,
+  );
+  assertThrows(
+    () => checkSource({ spec: "s", data: { environment: { run_args: "--rm" } } }, () => {}),
+    ConfigError,
+  );
 });
 
 Deno.test("checkSource() warns once per upstream key claudius does not act on", () => {
   const warnings: string[] = [];
-  checkSource({ spec: "s", data: { agent: { mode: "yolo", confirm_exit: false }, model: { multimodal_regex: "" } } }, (w) =>
-    warnings.push(w));
+  checkSource({
+    spec: "s",
+    data: { agent: { mode: "yolo", confirm_exit: false }, model: { multimodal_regex: "" } },
+  }, (w) => warnings.push(w));
   assertEquals(warnings.length, 2);
   assertMatch(warnings[0]!, /^warning: config key 'agent.mode'/);
 });
 
 Deno.test("loadConfig() merges left to right and fills documented defaults", async () => {
-  const { config } = await loadConfig(["default", "agent.step_limit=7", "environment.env.EXTRA=1"], io, () => {});
+  const { config } = await loadConfig(
+    ["default", "agent.step_limit=7", "environment.env.EXTRA=1"],
+    io,
+    () => {},
+  );
   assertEquals(config.agent.step_limit, 7);
   assertEquals(config.agent.cost_limit, 0);
   assertEquals(config.agent.max_consecutive_format_errors, 3);
