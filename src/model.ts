@@ -7,6 +7,7 @@
 import { FormatError } from "./errors.ts";
 import { renderTemplate } from "./template.ts";
 import { DEFAULT_TEXT_FORMAT_ERROR } from "./config_schema.ts";
+import { pythonJsonError } from "./pyjson.ts";
 import type {
   Action,
   ChatClient,
@@ -139,10 +140,16 @@ export class ChatModel implements Model {
     return calls.map((call) => {
       let error = "";
       let args: unknown = {};
-      try {
-        args = JSON.parse(call.function?.arguments ?? "");
-      } catch (e) {
-        error = `Error parsing tool call arguments: ${pythonJsonError(e, call.function?.arguments ?? "")}.`;
+      const text = call.function?.arguments ?? "";
+      const jsonError = pythonJsonError(text);
+      if (jsonError !== undefined) error = `Error parsing tool call arguments: ${jsonError}.`;
+      else {
+        try {
+          args = JSON.parse(text);
+        } catch {
+          /* NaN / Infinity: Python parses them, and they are no mapping either */
+          args = null;
+        }
       }
       if (call.function?.name !== "bash") error += `Unknown tool '${call.function?.name}'.`;
       const command = typeof args === "object" && args !== null && !Array.isArray(args)
@@ -179,21 +186,4 @@ export class ChatModel implements Model {
         : { role: "user" as const, content, extra };
     });
   }
-}
-
-/**
- * Python's `json.JSONDecodeError` text (`Expecting value: line 1 column 1 (char 0)`) for the common
- * cases, so format-error messages read like upstream's.
- */
-export function pythonJsonError(e: unknown, text: string): string {
-  if (text.trim() === "") {
-    const pos = text.length - text.trimStart().length;
-    return `Expecting value: line 1 column ${pos + 1} (char ${pos})`;
-  }
-  const m = /position (\d+)/.exec(String(e));
-  const pos = m ? Number(m[1]) : 0;
-  const before = text.slice(0, pos);
-  const line = before.split("\n").length;
-  const col = pos - before.lastIndexOf("\n");
-  return `${e instanceof SyntaxError ? "Invalid JSON" : String(e)}: line ${line} column ${col} (char ${pos})`;
 }

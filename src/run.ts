@@ -36,6 +36,10 @@ export interface EpisodeDeps {
   /** Directory relative paths are resolved against. */
   cwd: string;
   now?: () => number;
+  /** Engine address for container environments (`DOCKER_HOST` of every engine CLI call). */
+  dockerHost?: string;
+  /** Called with the environment right after it is built (the batch runner tracks live ones). */
+  onEnvironment?: (env: Environment) => void;
 }
 
 /** What to run. */
@@ -104,8 +108,9 @@ export async function makeModel(
       throw new ConfigError("Cannot build model: no model name (pass -m MODEL or set model.model_name)");
     }
     config = { ...config, model_name: name };
-    if (cls.startsWith("openrouter") && config.base_url === undefined) {
-      config = { ...config, model_name: `openrouter/${name.replace(/^openrouter\//, "")}` };
+    // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
+    if (cls.startsWith("openrouter") && !name.startsWith("openrouter/")) {
+      config = { ...config, model_name: `openrouter/${name}` };
     }
     client = new OpenAIClient(config as unknown as OpenAIClientConfig, {
       env: deps.hostEnv,
@@ -138,7 +143,12 @@ export async function makeEnvironment(
           ...(cls === "podman" ? { executable: "podman" } : {}),
           ...config,
         } as unknown as DockerEnvironmentConfig,
-        { hostEnv: deps.hostEnv, runId: deps.runId, log: deps.log },
+        {
+          hostEnv: deps.hostEnv,
+          runId: deps.runId,
+          log: deps.log,
+          ...(deps.dockerHost ? { dockerHost: deps.dockerHost } : {}),
+        },
       );
     default:
       throw new ConfigError(`Unknown environment.environment_class '${cls}' (known: local, docker, podman)`);
@@ -185,6 +195,7 @@ export async function runEpisode(
   }
   const model = await makeModel(config.model, Number(agentConfig.cost_limit), deps);
   const env = await makeEnvironment(config.environment, deps);
+  deps.onEnvironment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
   const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
     save: (a) => writer.save(a.messages, trajectoryInfo(a)),

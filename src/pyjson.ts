@@ -1,0 +1,121 @@
+/**
+ * The error Python's `json.loads` raises for a text, so that tool-call format errors read exactly as
+ * upstream's (`Error parsing tool call arguments: Expecting value: line 1 column 1 (char 0).`).
+ * A small validating scanner written to report the same message and position as CPython's
+ * (3.11/3.12) C decoder; positions count code points.
+ *
+ * @module
+ */
+
+class Fail {
+  constructor(readonly msg: string, readonly pos: number) {}
+}
+
+const WS = new Set([" ", "\t", "\n", "\r"]);
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/y;
+const ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t"]);
+const LITERALS = ["null", "true", "false", "NaN", "Infinity", "-Infinity"];
+
+function skipWs(s: string, i: number): number {
+  while (i < s.length && WS.has(s[i]!)) i++;
+  return i;
+}
+
+function scanString(s: string, i: number): number {
+  const begin = i - 1;
+  while (true) {
+    if (i >= s.length) throw new Fail("Unterminated string starting at", begin);
+    const c = s[i]!;
+    if (c === '"') return i + 1;
+    if (c.charCodeAt(0) < 0x20) throw new Fail("Invalid control character at", i);
+    if (c === "\\") {
+      if (i + 1 >= s.length) throw new Fail("Unterminated string starting at", begin);
+      const e = s[i + 1]!;
+      if (e === "u") {
+        if (!/^[0-9a-fA-F]{4}$/.test(s.slice(i + 2, i + 6))) throw new Fail("Invalid \\uXXXX escape", i + 1);
+        i += 6;
+        continue;
+      }
+      if (!ESCAPES.has(e)) throw new Fail("Invalid \\escape", i);
+      i += 2;
+      continue;
+    }
+    i++;
+  }
+}
+
+function scanValue(s: string, i: number): number {
+  const c = s[i];
+  if (c === '"') return scanString(s, i + 1);
+  if (c === "{") return scanObject(s, i + 1);
+  if (c === "[") return scanArray(s, i + 1);
+  for (const lit of LITERALS) if (s.startsWith(lit, i)) return i + lit.length;
+  NUMBER.lastIndex = i;
+  const m = NUMBER.exec(s);
+  if (m) return i + m[0].length;
+  throw new Fail("Expecting value", i);
+}
+
+function scanObject(s: string, i: number): number {
+  i = skipWs(s, i);
+  if (s[i] === "}") return i + 1;
+  if (s[i] !== '"') throw new Fail("Expecting property name enclosed in double quotes", i);
+  while (true) {
+    i = skipWs(s, scanString(s, i + 1));
+    if (s[i] !== ":") throw new Fail("Expecting ':' delimiter", i);
+    i = skipWs(s, scanValue(s, skipWs(s, i + 1)));
+    if (s[i] === "}") return i + 1;
+    if (s[i] !== ",") throw new Fail("Expecting ',' delimiter", i);
+    i = skipWs(s, i + 1);
+    if (s[i] !== '"') throw new Fail("Expecting property name enclosed in double quotes", i);
+  }
+}
+
+function scanArray(s: string, i: number): number {
+  i = skipWs(s, i);
+  if (s[i] === "]") return i + 1;
+  while (true) {
+    i = skipWs(s, scanValue(s, i));
+    if (s[i] === "]") return i + 1;
+    if (s[i] !== ",") throw new Fail("Expecting ',' delimiter", i);
+    i = skipWs(s, i + 1);
+  }
+}
+
+/** Code points in `s` before UTF-16 index `i`. */
+function codePoints(s: string, i: number): number {
+  let n = 0;
+  for (let k = 0; k < i; k++) {
+    const c = s.charCodeAt(k);
+    if (
+      !(c >= 0xdc00 && c <= 0xdfff && k > 0 && s.charCodeAt(k - 1) >= 0xd800 && s.charCodeAt(k - 1) <= 0xdbff)
+    ) n++;
+  }
+  return n;
+}
+
+/**
+ * The message of the `JSONDecodeError` Python's `json.loads(text)` raises, or undefined when Python
+ * would parse it (NaN and Infinity included).
+ *
+ * @example
+ * ```ts
+ * import { pythonJsonError } from "./pyjson.ts";
+ * pythonJsonError("{not json"); // "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+ * ```
+ */
+export function pythonJsonError(text: string): string | undefined {
+  try {
+    const end = skipWs(text, scanValue(text, skipWs(text, 0)));
+    if (end !== text.length) throw new Fail("Extra data", end);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof Fail)) throw e;
+    const before = text.slice(0, e.pos);
+    const nl = before.lastIndexOf("\n");
+    const line = before.split("\n").length;
+    const pos = codePoints(text, e.pos);
+    const col = nl < 0 ? pos + 1 : pos - codePoints(text, nl);
+    return `${e.msg}: line ${line} column ${col} (char ${pos})`;
+  }
+}

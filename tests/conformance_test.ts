@@ -1,0 +1,76 @@
+/**
+ * Conformance with upstream mini-swe-agent: for our built-in configs and scripted replies, claudius
+ * must send the model the same request bodies and record the same messages as upstream's Python
+ * harness did (golden files made by tests/testdata/conformance/gen_conformance.py).
+ */
+import { assertEquals } from "./_assert.ts";
+import { startFakeServer } from "./fake_server.ts";
+import { loadScript } from "../src/models/_script.ts";
+import type { Json } from "../src/types.ts";
+
+const DIR = new URL("./testdata/conformance/", import.meta.url).pathname;
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+async function uname(flag: string): Promise<string> {
+  const out = await new Deno.Command("uname", { args: [flag] }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+function normalise(value: unknown, cwd: string, names: [string, string][]): Json {
+  let text = JSON.stringify(value).replaceAll(cwd, "<CWD>");
+  for (const [real, placeholder] of names) {
+    text = text.replaceAll(JSON.stringify(real).slice(1, -1), placeholder);
+  }
+  const parsed = JSON.parse(text);
+  for (const m of parsed) delete m.extra?.timestamp;
+  return parsed;
+}
+
+for (const scenario of ["toolcall", "text"]) {
+  Deno.test(`claudius matches upstream's requests and messages (${scenario} mode)`, async () => {
+    const golden = JSON.parse(await Deno.readTextFile(`${DIR}${scenario}_golden.json`));
+    const server = await startFakeServer(await loadScript(`${DIR}${golden.replies}`));
+    const dir = await Deno.makeTempDir();
+    const cwd = `${dir}/ws`;
+    try {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          MAIN,
+          "--task",
+          golden.task,
+          "-m",
+          "test-model",
+          "--model-class",
+          golden.model_class,
+          "--base-url",
+          server.url,
+          "-c",
+          golden.config.replace(/\.yaml$/, ""),
+          "-c",
+          "environment.timeout=2",
+          "--cwd",
+          cwd,
+          "-o",
+          `${dir}/t.json`,
+        ],
+        env: { NO_COLOR: "1" },
+        stdin: "null",
+      }).output();
+      assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+      const names: [string, string][] = [
+        [await uname("-v"), "<VERSION>"],
+        [await uname("-r"), "<RELEASE>"],
+        [await uname("-n"), "<NODE>"],
+      ];
+      const traj = JSON.parse(await Deno.readTextFile(`${dir}/t.json`));
+      assertEquals({ exit_status: traj.info.exit_status, submission: traj.info.submission }, golden.result);
+      const requests = normalise(server.requests.map((r) => r.body), cwd, names) as Json[];
+      assertEquals(requests, golden.requests);
+      assertEquals(normalise(traj.messages, cwd, names), golden.messages);
+    } finally {
+      await server.close();
+    }
+  });
+}

@@ -1,0 +1,117 @@
+"""Generate the conformance golden files: what upstream mini-swe-agent (Python) sends and records
+for our built-in configs and the scripted replies in this folder. Run by hand:
+
+    python3 tests/testdata/conformance/gen_conformance.py /path/to/mini-swe-agent/src
+
+It needs pydantic, jinja2, pyyaml and requests; upstream's other imports (litellm, rich, tenacity,
+platformdirs) are replaced by inert stand-ins, since the OpenRouter model class talks plain HTTP.
+Each scenario serves the replies from `deno run -A tests/fake_server.ts` and runs upstream's
+DefaultAgent + LocalEnvironment + OpenRouter(Textbased)Model against it. Machine-specific values
+(uname fields, the working directory) are replaced by placeholders.
+"""
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+UPSTREAM = Path(sys.argv[1]).resolve()
+SCENARIOS = [
+    ("toolcall", "default.yaml", "toolcall_replies.yaml", "openrouter"),
+    ("text", "textbased.yaml", "text_replies.yaml", "openrouter_textbased"),
+]
+TASK = "Fix the failing test in this repository."
+
+
+def stub(name, **attrs):
+    mod = types.ModuleType(name)
+    mod.__dict__.update(attrs)
+    sys.modules[name] = mod
+    return mod
+
+
+class _Attempt:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Retrying:
+    def __init__(self, **kwargs):
+        pass
+
+    def __iter__(self):
+        yield _Attempt()
+
+
+class _Console:
+    def __init__(self, *a, **k):
+        pass
+
+    def print(self, *a, **k):
+        pass
+
+
+import logging  # noqa: E402
+
+stub("tenacity", Retrying=_Retrying, before_sleep_log=lambda *a, **k: None,
+     retry_if_not_exception_type=lambda *a, **k: None, stop_after_attempt=lambda *a, **k: None,
+     wait_exponential=lambda *a, **k: None)
+stub("rich")
+stub("rich.console", Console=_Console)
+stub("rich.logging", RichHandler=lambda *a, **k: logging.NullHandler())
+stub("platformdirs", user_config_dir=lambda name: tempfile.mkdtemp())
+stub("litellm")
+os.environ["MSWEA_SILENT_STARTUP"] = "1"
+sys.path.insert(0, str(UPSTREAM))
+
+import yaml  # noqa: E402
+from minisweagent.agents.default import DefaultAgent  # noqa: E402
+from minisweagent.environments.local import LocalEnvironment  # noqa: E402
+from minisweagent.models.openrouter_model import OpenRouterModel  # noqa: E402
+from minisweagent.models.openrouter_textbased_model import OpenRouterTextbasedModel  # noqa: E402
+
+
+def placeholders(text, cwd):
+    u = platform.uname()
+    for value, name in [(cwd, "<CWD>"), (u.version, "<VERSION>"), (u.release, "<RELEASE>"), (u.node, "<NODE>")]:
+        text = text.replace(value, name)
+    return text
+
+
+for name, config_file, replies, model_class in SCENARIOS:
+    config = yaml.safe_load((ROOT / "config" / config_file).read_text())
+    log = Path(tempfile.mkdtemp()) / "requests.jsonl"
+    server = subprocess.Popen(
+        ["deno", "run", "-A", str(HERE / "record_server.ts"), str(HERE / replies), str(log)],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    url = server.stdout.readline().strip()
+    cwd = tempfile.mkdtemp()
+    try:
+        model_config = {k: v for k, v in config["model"].items() if k != "model_class"}
+        cls = OpenRouterModel if model_class == "openrouter" else OpenRouterTextbasedModel
+        model = cls(model_name="test-model", **model_config)
+        model._api_url = url + "/chat/completions"
+        env_config = {k: v for k, v in config["environment"].items() if k != "environment_class"}
+        env = LocalEnvironment(**{**env_config, "cwd": cwd, "timeout": 2})
+        agent = DefaultAgent(model, env, **config["agent"])
+        result = agent.run(TASK)
+    finally:
+        server.terminate()
+        server.wait()
+    messages = agent.messages
+    for m in messages:
+        m.get("extra", {}).pop("timestamp", None)
+    requests = [json.loads(line)["body"] for line in log.read_text().splitlines()]
+    golden = {"task": TASK, "model_class": model_class, "config": config_file, "replies": replies,
+              "result": result, "messages": messages, "requests": requests}
+    text = placeholders(json.dumps(golden, indent=1, ensure_ascii=False), cwd)
+    (HERE / f"{name}_golden.json").write_text(text + "\n", encoding="utf-8")
+    print(f"{name}: {len(messages)} messages, {len(requests)} requests, {result['exit_status']}")
