@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Make a container engine available for the Docker tests, then build the test images.
+# Make a container engine (and bubblewrap) available for the sandbox tests, then build the test images.
 #   1. No `docker` CLI: install Debian's docker.io (apt-get update first).
-#   2. No daemon answering `docker info`: start `dockerd` in the background (log in
+#   2. No `bwrap`: install Debian's bubblewrap.
+#   3. No daemon answering `docker info`: start `dockerd` in the background (log in
 #      $DOCKERD_LOG, default /tmp/dockerd.log) and wait up to $DOCKERD_WAIT seconds (default 60).
-#   3. Build the test images (idempotent; `--debian` also builds claudius-test-debian).
+#   4. Build the test images (idempotent; `--debian` also builds claudius-test-debian).
 # Usage: .ci/docker_setup.sh [--debian]
 set -euo pipefail
 
@@ -24,6 +25,12 @@ if ! command -v docker >/dev/null 2>&1 || ! command -v dockerd >/dev/null 2>&1; 
   fi
 fi
 
+if ! command -v bwrap >/dev/null 2>&1; then
+  echo "docker_setup: installing bubblewrap (the bubblewrap environment's tests)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+fi
+
 if ! docker info >/dev/null 2>&1; then
   echo "docker_setup: no daemon answers; starting dockerd (log: $log)"
   as_root sh -c "nohup dockerd >'$log' 2>&1 &"
@@ -40,3 +47,28 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 "$repo/tests/testdata/images/build_images.sh" "$@"
+
+docker2="${DOCKER2_HOST:-unix:///var/run/docker2.sock}"
+log2="${DOCKERD2_LOG:-/tmp/dockerd2.log}"
+if ! DOCKER_HOST="$docker2" docker info >/dev/null 2>&1; then
+  if [ "$(id -u)" -ne 0 ] && ! sudo -n true 2>/dev/null; then
+    echo "docker_setup: warning: no root: second engine ($docker2) not started; multi-host batch test ignored" >&2
+    exit 0
+  fi
+  echo "docker_setup: starting a second dockerd on $docker2 (log: $log2)"
+  as_root sh -c "nohup dockerd --host '$docker2' --data-root /var/lib/docker2 --exec-root /var/run/docker2 \
+    --pidfile /var/run/docker2.pid --bridge none --iptables=false >'$log2' 2>&1 &"
+  deadline=$((SECONDS + wait_seconds))
+  until DOCKER_HOST="$docker2" docker info >/dev/null 2>&1; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "docker_setup: error: second dockerd did not answer within ${wait_seconds}s; last lines of $log2:" >&2
+      tail -n 20 "$log2" >&2 || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+fi
+if ! DOCKER_HOST="$docker2" docker image inspect claudius-test-tiny:latest >/dev/null 2>&1; then
+  docker save claudius-test-tiny:latest | DOCKER_HOST="$docker2" docker load >/dev/null
+  echo "docker_setup: claudius-test-tiny loaded into $docker2"
+fi

@@ -97,7 +97,14 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
       doc: "`sleep` duration keeping the container alive.",
     },
     pull_timeout: { type: "number", default: 120, doc: "Seconds allowed for `docker run -d` (incl. pull)." },
-    wrapper_args: { type: "string[]", doc: "Bubblewrap args placed before the interpreter." },
+    wrapper_args: {
+      type: "string[]",
+      doc: "Bubblewrap args right after `bwrap` (default: upstream's, system dirs read-only, private /tmp).",
+    },
+    network: {
+      type: "bool",
+      doc: "Bubblewrap: `false` adds `--unshare-net` (only loopback). Default true.",
+    },
     global_args: { type: "string[]", inert: true, doc: "Upstream singularity: not implemented." },
     exec_args: { type: "string[]", inert: true, doc: "Upstream singularity: not implemented." },
     sandbox_build_retries: { type: "int", inert: true, doc: "Upstream singularity: not implemented." },
@@ -175,6 +182,17 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
     env_startup_command: {
       type: "string",
       doc: "Command run once in the environment before the first step.",
+    },
+    save_tarball: {
+      type: "bool",
+      default: false,
+      doc: "After the run, write the working directory as `submission.tar.gz` next to the trajectory.",
+    },
+    save_patch: {
+      type: "bool",
+      default: false,
+      doc: "After the run, write `git diff` of the working directory vs HEAD (untracked files included) " +
+        "as `<trajectory stem>.patch` next to the trajectory.",
     },
   },
 };

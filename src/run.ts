@@ -10,9 +10,11 @@ import type { ResolvedConfig } from "./config.ts";
 import { ConfigError } from "./errors.ts";
 import { type ActionFormat, ChatModel, type ChatModelConfig } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
+import { saveArtifacts } from "./artifacts.ts";
 import { VERSION } from "./cli.ts";
 import { LocalEnvironment, type LocalEnvironmentConfig } from "./environments/local.ts";
 import { DockerEnvironment, type DockerEnvironmentConfig } from "./environments/docker.ts";
+import { BubblewrapEnvironment, type BubblewrapEnvironmentConfig } from "./environments/bubblewrap.ts";
 import { OpenAIClient, type OpenAIClientConfig } from "./models/openai.ts";
 import { ScriptedClient } from "./models/scripted.ts";
 import { loadScript, parseScript } from "./models/_script.ts";
@@ -136,6 +138,11 @@ export async function makeEnvironment(
       await Deno.mkdir(cwd, { recursive: true });
       return new LocalEnvironment({ ...config, cwd } as LocalEnvironmentConfig, deps.hostEnv);
     }
+    case "bubblewrap": {
+      const cwd = resolvePath(String(config.cwd || "workspace"), deps.cwd);
+      await Deno.mkdir(cwd, { recursive: true });
+      return new BubblewrapEnvironment({ ...config, cwd } as BubblewrapEnvironmentConfig, deps);
+    }
     case "docker":
     case "podman":
       return new DockerEnvironment(
@@ -151,7 +158,9 @@ export async function makeEnvironment(
         },
       );
     default:
-      throw new ConfigError(`Unknown environment.environment_class '${cls}' (known: local, docker, podman)`);
+      throw new ConfigError(
+        `Unknown environment.environment_class '${cls}' (known: local, docker, podman, bubblewrap)`,
+      );
   }
 }
 
@@ -191,7 +200,11 @@ export async function runEpisode(
 ): Promise<EpisodeResult> {
   const agentConfig = config.agent as AgentConfig;
   for (const key of ["system_template", "instance_template"] as const) {
-    if (typeof agentConfig[key] !== "string") throw new ConfigError(`Missing config key 'agent.${key}'`);
+    if (typeof agentConfig[key] !== "string") {
+      throw new ConfigError(
+        `Missing config key 'agent.${key}' (no config sets it; add -c default for the built-in prompts)`,
+      );
+    }
   }
   const model = await makeModel(config.model, Number(agentConfig.cost_limit), deps);
   const env = await makeEnvironment(config.environment, deps);
@@ -203,9 +216,11 @@ export async function runEpisode(
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
+  let started = false;
   try {
     try {
       await env.start(deps.signal);
+      started = true;
       const startup = config.run.env_startup_command;
       if (typeof startup === "string" && startup) await env.execute({ command: startup }, deps.signal);
     } catch (e) {
@@ -226,6 +241,15 @@ export async function runEpisode(
     const result = await agent.run(episode.task, episode.vars ?? {});
     return { result, agent, bytesWritten: writer.bytesWritten };
   } finally {
+    if (started && (config.run.save_tarball || config.run.save_patch)) {
+      const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
+      if (Object.keys(errors).length) {
+        const info = { ...(trajectoryInfo(agent) as Record<string, Json>), artifact_errors: errors };
+        await writer.save(agent.messages, info).catch((e) =>
+          deps.log(`warning: Cannot save trajectory: ${e}`)
+        );
+      }
+    }
     writer.close();
     await env.close();
   }

@@ -66,6 +66,8 @@ export interface DockerEnvironmentDeps {
   runId: string;
   /** Notices, one line each (container started, removed, warnings). */
   log?: (line: string) => void;
+  /** Engine address set as `DOCKER_HOST` for every engine CLI call (e.g. `ssh://user@host`). */
+  dockerHost?: string;
 }
 
 /**
@@ -80,6 +82,11 @@ const EXEC_WRAPPER = 'exec 3>&1 >/dev/null 2>&1; (exec "$@" >&3 2>&3 3>&-); exit
 const KILL_SCRIPT = 'm="claudius-x$1"; for d in /proc/[0-9]*; do ' +
   'case " $(tr "\\0" " " < "$d/cmdline" 2>/dev/null)" in *" $m "*) ' +
   'p="${d#/proc/}"; kill -KILL -"$p" "$p" 2>/dev/null;; esac; done; true';
+
+/** After an abort, how long `docker run -d` may still take to return the container's id. */
+const START_ABORT_GRACE_MS = 5000;
+/** After `docker run -d` was killed, how long a late-created container is looked for. */
+const LATE_CREATE_MS = 3000;
 
 /** Seconds allowed for `docker rm -f`, `docker inspect` and the in-container kill. */
 const HOUSEKEEPING_TIMEOUT = 30;
@@ -108,6 +115,8 @@ export class DockerEnvironment implements Environment {
   #uname: Uname | null = null;
   #closing: Promise<void> | null = null;
   readonly #stop = new AbortController();
+  /** The engine CLI's environment: undefined (inherit) unless a docker host is set. */
+  readonly #cliEnv: Record<string, string> | undefined;
 
   /**
    * @param config the `environment:` section (missing keys take their defaults)
@@ -117,6 +126,12 @@ export class DockerEnvironment implements Environment {
   constructor(config: DockerEnvironmentConfig, deps: DockerEnvironmentDeps) {
     this.config = resolveConfig(config);
     this.#deps = deps;
+    this.#cliEnv = deps.dockerHost ? { ...Deno.env.toObject(), DOCKER_HOST: deps.dockerHost } : undefined;
+  }
+
+  /** `RunOptions.env` for an engine CLI call. */
+  #env(): { env?: Record<string, string> } {
+    return this.#cliEnv ? { env: this.#cliEnv } : {};
   }
 
   /** The container's id once started (empty before). */
@@ -144,17 +159,33 @@ export class DockerEnvironment implements Environment {
       ...["--label", `claudius.created=${Math.floor(Date.now() / 1000)}`],
       ...["-w", c.cwd, ...c.run_args, c.image, "sleep", c.container_timeout],
     ];
+    signal?.throwIfAborted();
     this.#name = name;
+    // Killing `docker run -d` mid-request can leave the daemon to create the container after our
+    // `rm -f`: on abort the client gets a grace period to return its id, and once killed the name
+    // is removed again for a while.
+    const late = new AbortController();
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => (grace = setTimeout(() => late.abort(), START_ABORT_GRACE_MS));
+    signal?.addEventListener("abort", onAbort, { once: true });
     let r: RunResult;
     try {
-      r = await runCommand(argv, { timeoutSeconds: c.pull_timeout, ...(signal ? { signal } : {}) });
+      r = await runCommand(argv, { timeoutSeconds: c.pull_timeout, ...this.#env(), signal: late.signal });
     } catch (e) {
       throw new Error(`Cannot start container from image ${c.image}: ${errorText(e)}`, { cause: e });
+    } finally {
+      clearTimeout(grace);
+      signal?.removeEventListener("abort", onAbort);
     }
     const id = r.output.trim().split("\n").at(-1)?.trim() ?? "";
+    if (signal?.aborted && r.exitCode === 0 && /^[0-9a-f]{12,}$/.test(id)) {
+      await this.#remove(id);
+      throw signal.reason;
+    }
     if (r.exitCode !== 0 || !/^[0-9a-f]{12,}$/.test(id)) {
       await this.#remove(name);
-      if (r.aborted) throw signal?.reason ?? new Error("Cannot start container: aborted");
+      if (r.aborted || r.timedOut) await this.#removeLate(name);
+      if (signal?.aborted) throw signal.reason;
       const why = r.timedOut ? `no answer within ${c.pull_timeout} s (pull_timeout)` : engineError(r.output);
       throw new Error(`Cannot start container from image ${c.image}: ${why}`);
     }
@@ -164,6 +195,7 @@ export class DockerEnvironment implements Environment {
       this.#uname = await probeUname(async (script) => {
         const p = await runCommand([c.executable, "exec", id, "sh", "-c", script], {
           timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+          ...this.#env(),
         });
         return p.output;
       });
@@ -196,6 +228,7 @@ export class DockerEnvironment implements Environment {
     try {
       r = await runCommand(argv, {
         timeoutSeconds: c.timeout,
+        ...this.#env(),
         signal: signal ? AbortSignal.any([signal, this.#stop.signal]) : this.#stop.signal,
         onKill: () => this.#killInside(marker),
       });
@@ -247,6 +280,7 @@ export class DockerEnvironment implements Environment {
   async #killInside(marker: string): Promise<void> {
     await runCommand([this.config.executable, "exec", this.#id, "sh", "-c", KILL_SCRIPT, "sh", marker], {
       timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+      ...this.#env(),
     });
   }
 
@@ -254,9 +288,21 @@ export class DockerEnvironment implements Environment {
   async #isRunning(): Promise<boolean> {
     const r = await runCommand(
       [this.config.executable, "inspect", "-f", "{{.State.Running}}", this.#id],
-      { timeoutSeconds: HOUSEKEEPING_TIMEOUT },
+      { timeoutSeconds: HOUSEKEEPING_TIMEOUT, ...this.#env() },
     ).catch(() => null);
     return r === null || r.timedOut || r.output.trim() === "true";
+  }
+
+  /** Remove `name` should the daemon create it after its client was killed (polls for a few seconds). */
+  async #removeLate(name: string): Promise<void> {
+    for (const until = Date.now() + LATE_CREATE_MS; Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const r = await runCommand([this.config.executable, "rm", "-f", name], {
+        timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+        ...this.#env(),
+      }).catch(() => null);
+      if (r?.exitCode === 0 && !/no such container/i.test(r.output)) return;
+    }
   }
 
   /** `docker rm -f`; true when the engine confirmed. Failures are logged, never thrown. */
@@ -264,6 +310,7 @@ export class DockerEnvironment implements Environment {
     try {
       const r = await runCommand([this.config.executable, "rm", "-f", ref], {
         timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+        ...this.#env(),
       });
       if (r.exitCode === 0) return true;
       if (!/no such container/i.test(r.output)) {
@@ -318,13 +365,18 @@ export async function reapContainers(
   return dead;
 }
 
-/** Whether `pid` is a live process whose command line looks like claudius or deno. */
+/**
+ * Whether `pid` is a live process whose command line looks like claudius or deno. Read with `cat`:
+ * Deno refuses reads under `/proc/<pid>/` without `--allow-all`, which the compiled binary lacks
+ * (every live run then looked dead). When it cannot tell, the process counts as alive.
+ */
 async function isClaudiusProcess(pid: number): Promise<boolean> {
   try {
-    const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`);
-    return /claudius|deno/.test(cmdline);
+    const r = await runCommand(["cat", `/proc/${pid}/cmdline`], { timeoutSeconds: 10 });
+    if (r.exitCode !== 0) return !/no such file/i.test(r.output);
+    return /claudius|deno/.test(r.output);
   } catch {
-    return false;
+    return true;
   }
 }
 

@@ -1,0 +1,187 @@
+/**
+ * Submission artifacts taken from the working directory after a run ends and before the environment
+ * is closed: a gzipped tarball of it (`run.save_tarball`, what ProgramBench evaluates) and a git
+ * patch of it against HEAD, untracked files included (`run.save_patch`, what SWE-bench evaluates).
+ *
+ * @module
+ */
+import type { Environment } from "./types.ts";
+import { DockerEnvironment } from "./environments/docker.ts";
+import { LocalEnvironment } from "./environments/local.ts";
+import { BubblewrapEnvironment } from "./environments/bubblewrap.ts";
+
+/** The `run` keys that ask for artifacts. */
+export interface ArtifactConfig {
+  /** Write `submission.tar.gz` (the working directory, `tar -czf - -C <cwd> .`) next to the trajectory. */
+  save_tarball?: boolean;
+  /** Write `<trajectory stem>.patch` (`git diff --binary` of the working directory vs HEAD) next to it. */
+  save_patch?: boolean;
+}
+
+/** What {@link saveArtifacts} needs from its caller. */
+export interface ArtifactDeps {
+  /** Notices and warnings, one line each. */
+  log: (line: string) => void;
+  /** `DOCKER_HOST` for the engine CLI (docker environments). */
+  dockerHost?: string;
+  /** Seconds allowed per artifact. Default 300. */
+  timeoutSeconds?: number;
+}
+
+/** What was saved and what failed. */
+export interface ArtifactReport {
+  /** Paths written, by artifact (`tarball`, `patch`). */
+  saved: Record<string, string>;
+  /** One line per artifact that could not be taken (recorded as `info.artifact_errors`). */
+  errors: Record<string, string>;
+}
+
+/**
+ * Stages every changed file (untracked ones too, `.gitignore` respected) in a throwaway copy of the
+ * index, so the repository itself is left untouched, and prints the diff against HEAD (the empty
+ * tree when there is no commit yet). `safe.directory` lets root read a repository another user owns.
+ */
+const PATCH_SCRIPT = [
+  "set -e",
+  "g() { git -c safe.directory='*' -c core.quotepath=false \"$@\"; }",
+  "g rev-parse --show-toplevel >/dev/null",
+  'idx="$(mktemp)"',
+  "trap 'rm -f \"$idx\"' EXIT",
+  'cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"',
+  'export GIT_INDEX_FILE="$idx"',
+  "g add -A .",
+  'base="$(g rev-parse -q --verify HEAD^{commit} || g hash-object -t tree /dev/null)"',
+  'g diff --cached --binary --no-color --no-ext-diff --src-prefix=a/ --dst-prefix=b/ "$base"',
+].join("\n");
+
+/**
+ * Take the artifacts `config` asks for from the environment's working directory, next to the
+ * trajectory: `submission.tar.gz` and `<stem>.patch` (stem: the trajectory's name without
+ * `.traj.json` / `.json`). Local and bubblewrap environments are read on the host; docker ones with
+ * `docker exec` streaming to the host file. Files appear whole or not at all (written under a
+ * temporary name, then renamed).
+ *
+ * Never throws: a failure is logged and returned in `errors`.
+ *
+ * @example
+ * ```ts
+ * const report = await saveArtifacts(env, { save_tarball: true }, "runs/x.traj.json", { log: console.error });
+ * // report.saved.tarball === "runs/submission.tar.gz"
+ * ```
+ * @param env a started environment (before close)
+ * @param config the `run` section
+ * @param trajectoryPath where the trajectory is written
+ * @param deps logger, docker host, timeout
+ * @returns the paths written and the errors
+ */
+export async function saveArtifacts(
+  env: Environment,
+  config: ArtifactConfig,
+  trajectoryPath: string,
+  deps: ArtifactDeps,
+): Promise<ArtifactReport> {
+  const report: ArtifactReport = { saved: {}, errors: {} };
+  const slash = trajectoryPath.lastIndexOf("/");
+  const dir = slash >= 0 ? trajectoryPath.slice(0, slash + 1) : "";
+  const stem = trajectoryPath.slice(slash + 1).replace(/(\.traj)?\.json$/, "");
+  const wanted: [name: string, dest: string, what: string, argv: string[]][] = [];
+  if (config.save_tarball) {
+    wanted.push(["tarball", `${dir}submission.tar.gz`, "tar", ["tar", "-czf", "-", "."]]);
+  }
+  if (config.save_patch) {
+    wanted.push(["patch", `${dir}${stem}.patch`, "git diff", ["sh", "-c", PATCH_SCRIPT]]);
+  }
+  for (const [name, dest, what, argv] of wanted) {
+    try {
+      await runToFile(commandIn(env, argv, deps), dest, deps.timeoutSeconds ?? 300, what);
+      report.saved[name] = dest;
+      deps.log(`Saved ${name} to ${dest}`);
+    } catch (e) {
+      const message = (e instanceof Error ? e.message : String(e)).replaceAll("\n", " ");
+      report.errors[name] = message;
+      deps.log(`warning: Cannot save the ${name}: ${message}`);
+    }
+  }
+  return report;
+}
+
+interface Invocation {
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** `argv` run in the environment's working directory. */
+function commandIn(env: Environment, argv: string[], deps: ArtifactDeps): Invocation {
+  if (env instanceof DockerEnvironment) {
+    if (!env.containerId) throw new Error("the container was never started");
+    const { executable, cwd } = env.config;
+    return {
+      argv: [executable, "exec", "-w", cwd, env.containerId, ...argv],
+      ...(deps.dockerHost ? { env: { ...Deno.env.toObject(), DOCKER_HOST: deps.dockerHost } } : {}),
+    };
+  }
+  if (env instanceof LocalEnvironment || env instanceof BubblewrapEnvironment) {
+    return { argv, ...(env.config.cwd ? { cwd: env.config.cwd } : {}) };
+  }
+  throw new Error(`artifacts are not supported for ${env.type}`);
+}
+
+/**
+ * Run `inv` with its stdout going to `dest` (via a temporary file renamed on success); `what` names
+ * the program in errors.
+ * @throws {Error} with the command's stderr when it fails, times out or cannot start
+ */
+async function runToFile(inv: Invocation, dest: string, timeoutSeconds: number, what: string): Promise<void> {
+  const slash = dest.lastIndexOf("/");
+  if (slash > 0) await Deno.mkdir(dest.slice(0, slash), { recursive: true });
+  const partial = `${dest}.partial`;
+  const file = await Deno.open(partial, { write: true, create: true, truncate: true });
+  let ok = false;
+  try {
+    const [program, ...args] = inv.argv;
+    const child = new Deno.Command(program!, {
+      args,
+      ...(inv.cwd ? { cwd: inv.cwd } : {}),
+      ...(inv.env ? { env: inv.env, clearEnv: true } : {}),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }, timeoutSeconds * 1000);
+    try {
+      const [, stderr, status] = await Promise.all([
+        child.stdout.pipeTo(file.writable),
+        new Response(child.stderr).text(),
+        child.status,
+      ]);
+      if (timedOut) throw new Error(`no result within ${timeoutSeconds} s`);
+      // GNU tar exits 1 when a file changed while it was read; the archive is still whole.
+      const tarWarning = status.code === 1 && what === "tar" && !/error/i.test(stderr);
+      if (!status.success && !tarWarning) {
+        const last = stderr.trim().split("\n").filter((l) => l.trim() !== "").slice(-3).join(" ");
+        throw new Error(`${what} failed: ${last || `exit ${status.code}`}`);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    await Deno.rename(partial, dest);
+    ok = true;
+  } finally {
+    try {
+      file.close();
+    } catch {
+      // pipeTo closed it already.
+    }
+    if (!ok) await Deno.remove(partial).catch(() => {});
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * The bubblewrap environment: "local with a `bwrap` prefix". Every action runs as
+ * `bwrap <wrapper_args> --die-with-parent [--unshare-net] --bind <cwd> <cwd> --chdir <cwd>
+ * [--setenv K V]... <interpreter...> <command>` through the {@link LocalEnvironment}, so output
+ * capture, timeouts and aborts are the local environment's: the sandbox stays in the command's
+ * process group and a timeout kills all of it.
+ *
+ * The default `wrapper_args` are upstream's, less `--new-session` (claudius already starts every
+ * command in a session of its own, without a controlling terminal, and a second session would put
+ * the command out of reach of the group kill) and less the system directories this host lacks.
+ *
+ * @module
+ */
+import { ConfigError } from "../errors.ts";
+import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
+import { pyRepr } from "../template/_format.ts";
+import { LocalEnvironment } from "./local.ts";
+
+/** The `environment` section of a config for `environment_class: bubblewrap`. */
+export interface BubblewrapEnvironmentConfig {
+  /** The class selector (`bubblewrap`); accepted and not kept in the resolved config. */
+  environment_class?: string;
+  /**
+   * Working directory, bound read-write at the same path inside the sandbox. Must exist (the
+   * runner resolves `""` to `./workspace` and creates it).
+   */
+  cwd?: string;
+  /** Variables set for every command with `--setenv` (they win over `wrapper_args`'). Default `{}`. */
+  env?: Record<string, string>;
+  /** Seconds before the command's process group (the sandbox included) is killed; 0 = none. Default 30. */
+  timeout?: number;
+  /** The bubblewrap binary. Default `$MSWEA_BUBBLEWRAP_EXECUTABLE`, else `"bwrap"` (as upstream). */
+  executable?: string;
+  /**
+   * Arguments placed right after the executable. Default: upstream's list (`--unshare-user-try`,
+   * read-only `/usr /bin /lib /lib64 /etc` (symlinks kept as symlinks, missing ones left out),
+   * `--tmpfs /tmp --proc /proc --dev /dev`, `--setenv PATH ...`) without `--new-session`.
+   */
+  wrapper_args?: string[];
+  /** `false` adds `--unshare-net`: the sandbox sees only a down loopback. Default `true`. */
+  network?: boolean;
+  /** Argv the command is appended to, inside the sandbox. Default `["bash", "-c"]`. */
+  interpreter?: string[];
+}
+
+/** The resolved config, as saved in the trajectory and exposed to templates. */
+export interface ResolvedBubblewrapConfig {
+  [key: string]: unknown;
+  cwd: string;
+  env: Record<string, string>;
+  timeout: number;
+  executable: string;
+  wrapper_args: string[];
+  network: boolean;
+  interpreter: string[];
+}
+
+/** What {@link BubblewrapEnvironment} needs from its caller. */
+export interface BubblewrapEnvironmentDeps {
+  /** The host's environment: inherited by the sandbox (before `wrapper_args`' `--setenv`). */
+  hostEnv: Record<string, string>;
+  /** Warnings, one line each. */
+  log?: (line: string) => void;
+}
+
+/** System paths bound read-only by default, in upstream's order (plus `/sbin`). */
+const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"];
+const UNAME_KEYS = ["system", "node", "release", "version", "machine"] as const;
+
+/**
+ * Runs each action in a fresh bubblewrap sandbox: the host's system directories read-only, the
+ * working directory read-write, a private `/tmp`, and optionally no network. Observations follow
+ * upstream: a timeout gives returncode -1, the partial output and `exception_info` naming the whole
+ * `bwrap` argv as Python prints a list.
+ *
+ * @example
+ * ```ts
+ * const env = new BubblewrapEnvironment({ cwd: "/tmp/work", network: false }, { hostEnv: Deno.env.toObject() });
+ * await env.start();
+ * const out = await env.execute({ command: "touch /usr/x" }); // returncode 1: read-only file system
+ * await env.close();
+ * ```
+ */
+export class BubblewrapEnvironment implements Environment {
+  /** The resolved config. */
+  readonly config: ResolvedBubblewrapConfig;
+  /** Recorded as `info.config.environment_type`. */
+  readonly type = "BubblewrapEnvironment";
+  readonly #local: LocalEnvironment;
+
+  /**
+   * @param config the `environment` config section
+   * @param deps the host's environment and a logger
+   * @throws {ConfigError} a field has the wrong type, or `cwd` is empty or relative
+   */
+  constructor(config: BubblewrapEnvironmentConfig, deps: BubblewrapEnvironmentDeps) {
+    this.config = resolveConfig(config, deps.hostEnv);
+    const c = this.config;
+    if (c.wrapper_args.includes("--new-session")) {
+      deps.log?.(
+        "warning: environment.wrapper_args has --new-session: a timeout then kills only bwrap and its " +
+          "direct child, and commands started inside may survive it",
+      );
+    }
+    this.#local = new LocalEnvironment(
+      { cwd: c.cwd, timeout: c.timeout, interpreter: [...this.#prefix(), ...c.interpreter] },
+      deps.hostEnv,
+    );
+  }
+
+  /**
+   * Probe the host's uname and check that the sandbox starts.
+   * @throws {Error} naming bwrap's complaint when a trivial command cannot run in the sandbox
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    await this.#local.start(signal);
+    const probe = await this.#local.execute({ command: "true" }, signal);
+    if (probe.returncode !== 0 && !signal?.aborted) {
+      const why = (probe.output.trim() || probe.exception_info || `exit ${probe.returncode}`).replaceAll(
+        "\n",
+        " ",
+      );
+      throw new Error(`Cannot start bubblewrap sandbox: ${why}`);
+    }
+    signal?.throwIfAborted();
+  }
+
+  /** Run one action in a fresh sandbox. Never throws: failures become the output. */
+  async execute(action: Action, signal?: AbortSignal): Promise<ExecOutput> {
+    const out = await this.#local.execute(action, signal);
+    if (out.extra?.exception_type !== "TimeoutExpired") return out;
+    // Upstream hands subprocess the argv list, so Python prints the list's repr.
+    const argv = [...this.#prefix(), ...this.config.interpreter, action.command];
+    const text = `Command '${pyRepr(argv)}' timed out after ${this.config.timeout} seconds`;
+    return {
+      ...out,
+      exception_info: `An error occurred while executing the command: ${text}`,
+      extra: { ...out.extra, exception: text },
+    };
+  }
+
+  /** The config fields plus the host's `system`, `node`, `release`, `version`, `machine`. */
+  templateVars(): Vars {
+    const local = this.#local.templateVars();
+    const uname = Object.fromEntries(UNAME_KEYS.map((k) => [k, local[k]]));
+    return { ...structuredClone(this.config), ...uname };
+  }
+
+  /** Kill every command still running and wait for them to return. Safe to call twice. */
+  close(): Promise<void> {
+    return this.#local.close();
+  }
+
+  /** `bwrap` and its arguments, up to the interpreter. */
+  #prefix(): string[] {
+    const c = this.config;
+    return [
+      c.executable,
+      ...c.wrapper_args,
+      "--die-with-parent",
+      ...(c.network ? [] : ["--unshare-net"]),
+      ...["--bind", c.cwd, c.cwd, "--chdir", c.cwd],
+      ...Object.entries(c.env).flatMap(([k, v]) => ["--setenv", k, v]),
+    ];
+  }
+}
+
+/** Upstream's default `wrapper_args` for this host: missing system paths left out, symlinks kept. */
+function defaultWrapperArgs(): string[] {
+  const args = ["--unshare-user-try"];
+  for (const path of SYSTEM_PATHS) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (info.isSymlink) args.push("--symlink", Deno.readLinkSync(path), path);
+    else args.push("--ro-bind", path, path);
+  }
+  args.push("--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev");
+  args.push("--setenv", "PATH", "/usr/local/bin:/usr/sbin:/usr/bin:/bin");
+  return args;
+}
+
+function resolveConfig(
+  config: BubblewrapEnvironmentConfig,
+  hostEnv: Record<string, string>,
+): ResolvedBubblewrapConfig {
+  const {
+    cwd = "",
+    env = {},
+    timeout = 30,
+    executable = hostEnv.MSWEA_BUBBLEWRAP_EXECUTABLE || "bwrap",
+    wrapper_args,
+    network = true,
+    interpreter = ["bash", "-c"],
+  } = config;
+  const bad = (key: string, want: string, got: unknown) =>
+    new ConfigError(
+      `Cannot create BubblewrapEnvironment: environment.${key} must be ${want}, got ${JSON.stringify(got)}`,
+    );
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((a) => typeof a === "string");
+  if (typeof cwd !== "string" || !cwd.startsWith("/")) throw bad("cwd", "an absolute path", cwd);
+  if (typeof executable !== "string" || executable === "") throw bad("executable", "a program", executable);
+  if (typeof env !== "object" || env === null || Array.isArray(env)) throw bad("env", "a mapping", env);
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v !== "string") throw bad(`env.${k}`, "a string", v);
+  }
+  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout < 0) {
+    throw bad("timeout", "a number of seconds >= 0", timeout);
+  }
+  if (wrapper_args !== undefined && !strings(wrapper_args)) {
+    throw bad("wrapper_args", "a list of strings", wrapper_args);
+  }
+  if (typeof network !== "boolean") throw bad("network", "true or false", network);
+  if (!strings(interpreter) || interpreter.length === 0) {
+    throw bad("interpreter", "a non-empty list of strings", interpreter);
+  }
+  return {
+    cwd,
+    env: { ...env },
+    timeout,
+    executable,
+    wrapper_args: wrapper_args ? [...wrapper_args] : defaultWrapperArgs(),
+    network,
+    interpreter: [...interpreter],
+  };
+}

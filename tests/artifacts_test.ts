@@ -1,0 +1,218 @@
+/**
+ * saveArtifacts() and runEpisode()'s use of it: real tar, real git repositories in temp dirs, real
+ * containers (docker tests are ignored without an engine unless `CI` is set).
+ */
+import { assert, assertEquals, assertMatch } from "./_assert.ts";
+import { saveArtifacts } from "../src/artifacts.ts";
+import { LocalEnvironment } from "../src/environments/local.ts";
+import { DockerEnvironment } from "../src/environments/docker.ts";
+import { runCommand } from "../src/environments/_process.ts";
+import { loadConfig } from "../src/config.ts";
+import { runEpisode } from "../src/run.ts";
+import { readTrajectory } from "../src/trajectory.ts";
+
+const BUILTIN = new URL("../config", import.meta.url).pathname;
+
+async function sh(script: string, cwd?: string): Promise<string> {
+  const r = await runCommand(["bash", "-c", script], { timeoutSeconds: 60, ...(cwd ? { cwd } : {}) });
+  if (r.exitCode !== 0) throw new Error(`Cannot run test setup '${script}': ${r.output}`);
+  return r.output;
+}
+
+const GIT = "git -c user.name=t -c user.email=t@example.com";
+
+/** A repo with one commit, then a modified file, an untracked file and an ignored one. */
+async function dirtyRepo(dir: string): Promise<void> {
+  await sh(
+    `git init -q . && printf 'one\\ntwo\\n' > tracked.txt && echo '*.log' > .gitignore && ` +
+      `${GIT} add -A && ${GIT} commit -qm init && printf 'one\\n2\\n' > tracked.txt && ` +
+      `mkdir -p new && echo fresh > new/file.txt && echo noise > debug.log`,
+    dir,
+  );
+}
+
+async function tarList(path: string): Promise<string[]> {
+  return (await sh(`tar -tzf '${path}'`)).split("\n").filter((l) => l && !l.endsWith("/")).sort();
+}
+
+async function localEnv(): Promise<{ env: LocalEnvironment; work: string; out: string }> {
+  const work = await Deno.makeTempDir({ prefix: "claudius-art-work-" });
+  const out = await Deno.makeTempDir({ prefix: "claudius-art-out-" });
+  const env = new LocalEnvironment({ cwd: work }, Deno.env.toObject());
+  await env.start();
+  return { env, work, out };
+}
+
+Deno.test("saveArtifacts() writes the working directory as submission.tar.gz next to the trajectory", async () => {
+  const { env, work, out } = await localEnv();
+  await sh("mkdir -p sub && echo a > a.txt && echo b > sub/b.txt", work);
+  const lines: string[] = [];
+  const report = await saveArtifacts(env, { save_tarball: true }, `${out}/runs/x.traj.json`, {
+    log: (l) => lines.push(l),
+  });
+  assertEquals(report, { saved: { tarball: `${out}/runs/submission.tar.gz` }, errors: {} });
+  assertEquals(await tarList(`${out}/runs/submission.tar.gz`), ["./a.txt", "./sub/b.txt"]);
+  assertEquals([...Deno.readDirSync(`${out}/runs`)].map((e) => e.name), ["submission.tar.gz"]);
+  assertMatch(lines.join("\n"), /Saved tarball to .*submission\.tar\.gz/);
+});
+
+Deno.test("saveArtifacts() writes a patch of tracked and untracked changes that applies to HEAD", async () => {
+  const { env, work, out } = await localEnv();
+  await dirtyRepo(work);
+  const statusBefore = await sh("git status --porcelain", work);
+  const report = await saveArtifacts(env, { save_patch: true }, `${out}/inst.traj.json`, { log: () => {} });
+  assertEquals(report, { saved: { patch: `${out}/inst.patch` }, errors: {} });
+  const patch = await Deno.readTextFile(`${out}/inst.patch`);
+  assertMatch(patch, /^diff --git a\/new\/file\.txt b\/new\/file\.txt\nnew file mode/);
+  assertMatch(patch, /-two\n\+2\n/);
+  assert(!patch.includes("debug.log"), "ignored files stay out of the patch");
+  // The repository is untouched: nothing staged, the untracked file still untracked.
+  assertEquals(await sh("git status --porcelain", work), statusBefore);
+  const clone = await Deno.makeTempDir();
+  await sh(
+    `git clone -q '${work}' . && git apply --index '${out}/inst.patch' && cat new/file.txt tracked.txt`,
+    clone,
+  )
+    .then((text) => assertEquals(text, "fresh\none\n2\n"));
+});
+
+Deno.test("saveArtifacts() diffs a repository without commits against the empty tree", async () => {
+  const { env, work, out } = await localEnv();
+  await sh("git init -q . && echo hi > only.txt", work);
+  const report = await saveArtifacts(env, { save_patch: true }, `${out}/run.json`, { log: () => {} });
+  assertEquals(report.errors, {});
+  assertMatch(await Deno.readTextFile(`${out}/run.patch`), /^diff --git a\/only\.txt b\/only\.txt\nnew file/);
+});
+
+Deno.test("saveArtifacts() records a failure instead of throwing and leaves no file", async () => {
+  const { env, out } = await localEnv();
+  const lines: string[] = [];
+  const report = await saveArtifacts(env, { save_patch: true }, `${out}/run.json`, {
+    log: (l) => lines.push(l),
+  });
+  assertEquals(Object.keys(report.saved), []);
+  assertMatch(report.errors.patch ?? "", /^git diff failed: .*not a git repository/);
+  assertEquals([...Deno.readDirSync(out)], []);
+  assertMatch(lines.join("\n"), /warning: Cannot save the patch: git diff failed/);
+});
+
+Deno.test("runEpisode() takes the artifacts before closing and records failures in the trajectory", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-art-run-" });
+  const replies = JSON.stringify([
+    { content: "work", commands: ["echo result > answer.txt"] },
+    { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
+  ]);
+  const { config } = await loadConfig(
+    [
+      "default",
+      "model.model_class=scripted",
+      `model.replies=${replies}`,
+      "run.save_tarball=true",
+      "run.save_patch=true",
+    ],
+    { builtinDir: BUILTIN, readTextFile: Deno.readTextFile },
+    () => {},
+  );
+  const outputPath = `${dir}/out/run1.traj.json`;
+  const logs: string[] = [];
+  const { result } = await runEpisode(config, { task: "t", outputPath }, {
+    hostEnv: Deno.env.toObject(),
+    log: (l) => logs.push(l),
+    runId: "art",
+    cwd: dir,
+  });
+  assertEquals(result.exit_status, "Submitted");
+  assertEquals(await tarList(`${dir}/out/submission.tar.gz`), ["./answer.txt"]);
+  const { data } = await readTrajectory(outputPath);
+  assertEquals(data.info.exit_status, "Submitted");
+  // ./workspace is no git repository: the patch fails, the run does not.
+  assertMatch(String((data.info.artifact_errors as Record<string, string>).patch), /not a git repository/);
+  assertEquals(data.messages.at(-1)?.role, "exit");
+});
+
+// --- docker ---------------------------------------------------------------------------------------
+
+const TINY = "claudius-test-tiny:latest";
+const DEBIAN = "claudius-test-debian:latest";
+const inCI = Boolean(Deno.env.get("CI"));
+const engine =
+  (await runCommand(["docker", "info"], { timeoutSeconds: 30 }).catch(() => null))?.exitCode === 0;
+if (!engine && !inCI) {
+  console.error("artifacts_test.ts: no engine answers `docker info`: docker tests ignored");
+}
+const hasDebian = engine &&
+  (await runCommand(["docker", "image", "inspect", DEBIAN], { timeoutSeconds: 30 })).exitCode === 0;
+
+function dockerTest(name: string, fn: () => Promise<void>, needsDebian = false): void {
+  Deno.test({
+    name,
+    ignore: (!engine && !inCI) || (needsDebian && engine && !hasDebian),
+    fn: async () => {
+      if (!engine) throw new Error("Cannot run docker tests: `docker info` fails and CI is set");
+      await fn();
+    },
+  });
+}
+
+async function withContainer(
+  image: string,
+  runArgs: string[],
+  fn: (env: DockerEnvironment) => Promise<void>,
+): Promise<void> {
+  const env = new DockerEnvironment(
+    { image, cwd: "/work", run_args: ["--rm", ...runArgs] },
+    { hostEnv: {}, runId: `art${Date.now().toString(36)}` },
+  );
+  try {
+    await env.start();
+    await fn(env);
+  } finally {
+    await env.close();
+  }
+}
+
+dockerTest("saveArtifacts() streams the container's working directory out as a tarball", async () => {
+  await withContainer(TINY, [], async (env) => {
+    await env.execute({ command: "mkdir -p /work/d && echo in > /work/d/f.txt && echo top > /work/t.txt" });
+    const out = await Deno.makeTempDir();
+    const report = await saveArtifacts(
+      env,
+      { save_tarball: true, save_patch: true },
+      `${out}/i/i.traj.json`,
+      {
+        log: () => {},
+      },
+    );
+    assertEquals(report.saved, { tarball: `${out}/i/submission.tar.gz` });
+    assertEquals(await tarList(`${out}/i/submission.tar.gz`), ["./d/f.txt", "./t.txt"]);
+    // The tiny image has no git: recorded, not thrown, and no patch file.
+    assertMatch(report.errors.patch ?? "", /^git diff failed: .*git.*not found/);
+    assertEquals([...Deno.readDirSync(`${out}/i`)].map((e) => e.name), ["submission.tar.gz"]);
+  });
+});
+
+dockerTest("saveArtifacts() makes the patch inside the container", async () => {
+  // The Debian test image has no git; the host's (same Debian release) is mounted in.
+  await withContainer(DEBIAN, ["-v", "/usr/bin/git:/usr/bin/git:ro"], async (env) => {
+    const setup = await env.execute({
+      command: `cd /work && git init -q . && echo a > a.txt && ${GIT} add -A && ${GIT} commit -qm i && ` +
+        "echo b >> a.txt && echo n > n.txt",
+    });
+    assertEquals(setup.returncode, 0, setup.output);
+    const out = await Deno.makeTempDir();
+    const report = await saveArtifacts(env, { save_patch: true }, `${out}/r.json`, { log: () => {} });
+    assertEquals(report, { saved: { patch: `${out}/r.patch` }, errors: {} });
+    const patch = await Deno.readTextFile(`${out}/r.patch`);
+    assertMatch(patch, /^diff --git a\/a\.txt b\/a\.txt\n[^]*\+b\ndiff --git a\/n\.txt b\/n\.txt\nnew file/);
+  });
+}, true);
+
+dockerTest("saveArtifacts() records an error for a container that is gone", async () => {
+  await withContainer(TINY, [], async (env) => {
+    await runCommand(["docker", "rm", "-f", env.containerId], { timeoutSeconds: 30 });
+    const out = await Deno.makeTempDir();
+    const report = await saveArtifacts(env, { save_tarball: true }, `${out}/r.json`, { log: () => {} });
+    assertMatch(report.errors.tarball ?? "", /tar failed: .*(No such container|is not running)/i);
+    assertEquals([...Deno.readDirSync(out)], []);
+  });
+});

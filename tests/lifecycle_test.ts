@@ -1,0 +1,341 @@
+/**
+ * Container lifecycle through the CLI: claudius spawned as a subprocess with `--env docker` against
+ * the loopback fake server and a real engine. Every exit path must leave no container behind;
+ * `claudius reap` cleans after a SIGKILLed run and spares live ones; a container removed from
+ * outside ends the run with `EnvironmentLost`; `--env docker` alone isolates the network.
+ *
+ * Without an engine these tests are ignored, except when `CI` is set: there they fail.
+ */
+import { assert, assertEquals, assertMatch } from "./_assert.ts";
+import { startFakeServer } from "./fake_server.ts";
+import type { ScriptReply } from "../src/models/_script.ts";
+import { readTrajectory } from "../src/trajectory.ts";
+import { runCommand } from "../src/environments/_process.ts";
+import { DockerEnvironment } from "../src/environments/docker.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const PERMS = ["--allow-read", "--allow-write", "--allow-run", "--allow-env", "--allow-net", "--allow-sys"];
+const TINY = "claudius-test-tiny:latest";
+
+async function docker(...args: string[]): Promise<{ code: number | null; out: string }> {
+  const r = await runCommand(["docker", ...args], { timeoutSeconds: 60 });
+  return { code: r.exitCode, out: r.output };
+}
+
+const inCI = Boolean(Deno.env.get("CI"));
+const engine = (await docker("info").catch(() => ({ code: 1 }))).code === 0;
+if (!engine && !inCI) {
+  console.error(
+    "lifecycle_test.ts: no engine answers `docker info`: lifecycle tests ignored (set CI to fail)",
+  );
+}
+
+function lifecycleTest(name: string, fn: () => Promise<void>): void {
+  Deno.test({
+    name,
+    ignore: !engine && !inCI,
+    fn: async () => {
+      if (!engine) throw new Error("Cannot run lifecycle tests: `docker info` fails and CI is set");
+      if ((await docker("image", "inspect", TINY)).code !== 0) {
+        throw new Error(
+          `Cannot run lifecycle tests: ${TINY} is missing (tests/testdata/images/build_images.sh)`,
+        );
+      }
+      await fn();
+    },
+  });
+}
+
+/** Names of the containers (any state) whose `claudius.pid` label is `pid`. */
+async function containersOf(pid: number): Promise<string[]> {
+  const r = await docker("ps", "-a", "--filter", `label=claudius.pid=${pid}`, "--format", "{{.Names}}");
+  if (r.code !== 0) throw new Error(`Cannot list containers: ${r.out}`);
+  return r.out.split("\n").filter((l) => l.trim() !== "");
+}
+
+async function waitFor(pred: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+interface Run {
+  child: Deno.ChildProcess;
+  dir: string;
+  traj: string;
+}
+
+async function spawnDocker(serverUrl: string, extra: string[] = []): Promise<Run> {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-life-" });
+  const traj = `${dir}/run.json`;
+  const args = ["--task", "t", "-m", "m", "--base-url", serverUrl, "--env", "docker", "--image", TINY];
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, MAIN, "-o", traj, ...args, ...extra],
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return { child, dir, traj };
+}
+
+async function finish(run: Run): Promise<{ code: number; stderr: string }> {
+  const out = await run.child.output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+/** Run to the end against `replies`; check a container existed mid-run and none is left. */
+async function runToEnd(
+  replies: ScriptReply[],
+  extra: string[] = [],
+): Promise<{ code: number; stderr: string; status: unknown }> {
+  let pid = 0;
+  let seenMidRun: string[] = [];
+  const server = await startFakeServer(replies, {
+    onRequest: async (_req, index) => {
+      if (index === 0) seenMidRun = await containersOf(pid);
+    },
+  });
+  try {
+    const run = await spawnDocker(server.url, extra);
+    pid = run.child.pid;
+    const { code, stderr } = await finish(run);
+    assertEquals(seenMidRun.length, 1, `one container while the run was live: ${stderr}`);
+    assertEquals(await containersOf(pid), [], `a container outlived the run: ${stderr}`);
+    const { data } = await readTrajectory(run.traj);
+    return { code, stderr, status: data.info.exit_status };
+  } finally {
+    await server.close();
+  }
+}
+
+lifecycleTest("claudius --env docker removes its container after a submission", async () => {
+  const r = await runToEnd([
+    { commands: ["echo working > /tmp/w"] },
+    { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
+  ]);
+  assertEquals([r.code, r.status], [0, "Submitted"], r.stderr);
+});
+
+lifecycleTest("claudius --env docker removes its container at the step limit", async () => {
+  const r = await runToEnd([{ commands: ["echo one"] }, { commands: ["echo two"] }], ["--step-limit", "1"]);
+  assertEquals([r.code, r.status], [3, "LimitsExceeded"], r.stderr);
+});
+
+lifecycleTest(
+  "claudius --env docker removes its container when the model client fails (HTTP 401)",
+  async () => {
+    const r = await runToEnd([{ fault: "status", status: 401 }]);
+    assertEquals([r.code, r.status], [1, "ApiError"], r.stderr);
+    assertMatch(r.stderr, /error: .*401/);
+  },
+);
+
+for (
+  const [signal, code, status] of [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const
+) {
+  lifecycleTest(`claudius --env docker removes its container on ${signal} mid-command`, async () => {
+    const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
+    try {
+      const run = await spawnDocker(server.url);
+      await waitFor(() => server.requests.length === 1);
+      const [name] = await containersOf(run.child.pid);
+      assert(name, "no container while the run is live");
+      // The command is running once `sleep 60` shows up in the container.
+      await waitFor(async () => (await docker("exec", name, "ps")).out.includes("sleep 60"));
+      const t0 = Date.now();
+      run.child.kill(signal);
+      const r = await finish(run);
+      assertEquals(r.code, code, r.stderr);
+      assert(Date.now() - t0 < 10_000, `exit took ${Date.now() - t0} ms`);
+      assertEquals((await readTrajectory(run.traj)).data.info.exit_status, status);
+      assertEquals(await containersOf(run.child.pid), []);
+    } finally {
+      await server.close();
+    }
+  });
+}
+
+lifecycleTest("claudius reap removes a SIGKILLed run's container and keeps a live run's", async () => {
+  const server = await startFakeServer([{ commands: ["sleep 60"] }, { commands: ["sleep 60"] }]);
+  const live = await spawnDocker(server.url);
+  let end = { code: -1, stderr: "" };
+  try {
+    await waitFor(async () => (await containersOf(live.child.pid)).length === 1);
+    const dead = await spawnDocker(server.url);
+    await waitFor(() => server.requests.length === 2);
+    const [leftover] = await containersOf(dead.child.pid);
+    assert(leftover, "the second run has no container");
+    dead.child.kill("SIGKILL");
+    await finish(dead);
+    assertEquals(await containersOf(dead.child.pid), [leftover], "SIGKILL leaves the container behind");
+    const reap = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...PERMS, MAIN, "reap"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stdout = new TextDecoder().decode(reap.stdout);
+    assertEquals(reap.code, 0, new TextDecoder().decode(reap.stderr));
+    assertMatch(stdout, new RegExp(`removed ${leftover}`));
+    assertEquals(await containersOf(dead.child.pid), []);
+    assertEquals((await containersOf(live.child.pid)).length, 1, "reap removed a live run's container");
+  } finally {
+    try {
+      live.child.kill("SIGTERM");
+    } catch {
+      // Already ended: the live run's exit code below says why.
+    }
+    end = await finish(live);
+    await server.close();
+  }
+  assertEquals(end.code, 143, `the live run did not live: ${end.stderr}`);
+  assertEquals(await containersOf(live.child.pid), []);
+});
+
+lifecycleTest(
+  "claudius ends with EnvironmentLost (exit 6) when its container is removed from outside",
+  async () => {
+    let pid = 0;
+    let removedAt = 0;
+    const server = await startFakeServer(
+      [{ commands: ["echo one"] }, { commands: ["echo two"] }, { commands: ["echo three"] }],
+      {
+        onRequest: async (_req, index) => {
+          if (index !== 1) return;
+          // The model is "thinking": the container disappears meanwhile.
+          const [name] = await containersOf(pid);
+          assertEquals((await docker("rm", "-f", name!)).code, 0);
+          removedAt = Date.now();
+        },
+      },
+    );
+    try {
+      const run = await spawnDocker(server.url);
+      pid = run.child.pid;
+      const r = await finish(run);
+      assertEquals(r.code, 6, r.stderr);
+      assert(Date.now() - removedAt < 10_000, `ended ${Date.now() - removedAt} ms after the removal`);
+      assertEquals(server.requests.length, 2, "no model call after the container was lost");
+      const { data } = await readTrajectory(run.traj);
+      assertEquals(data.info.exit_status, "EnvironmentLost");
+      assertEquals(data.messages.at(-1)?.role, "exit");
+      assertEquals(await containersOf(pid), []);
+    } finally {
+      await server.close();
+    }
+  },
+);
+
+lifecycleTest("claudius --env docker has no network and templates describe the container", async () => {
+  const gateway = (await docker("network", "inspect", "bridge", "-f", "{{(index .IPAM.Config 0).Gateway}}"))
+    .out
+    .trim();
+  const listener = gateway ? Deno.listen({ hostname: gateway, port: 0 }) : null;
+  const port = listener ? (listener.addr as Deno.NetAddr).port : 0;
+  const accepted: Promise<void>[] = [];
+  (async () => {
+    for await (const conn of listener ?? []) {
+      accepted.push(Promise.resolve(conn.close()));
+    }
+  })();
+  const probe = `(exec 3<>/dev/tcp/${
+    gateway || "127.0.0.1"
+  }/${port}) 2>/dev/null && echo CONNECTED || echo REFUSED`;
+  try {
+    if (listener) {
+      // Control: the same probe from a container on the default bridge reaches the listener.
+      const control = await docker("run", "--rm", TINY, "bash", "-c", probe);
+      if (!control.out.includes("CONNECTED")) {
+        console.error(`lifecycle_test.ts: the bridge cannot reach ${gateway}:${port}; control skipped`);
+      }
+    }
+    const server = await startFakeServer([
+      { commands: ["tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '", probe, "hostname"] },
+      { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
+    ]);
+    try {
+      const run = await spawnDocker(server.url, [
+        "-c",
+        "agent.instance_template=node={{node}} system={{system}}",
+      ]);
+      const r = await finish(run);
+      assertEquals(r.code, 0, r.stderr);
+      const { data } = await readTrajectory(run.traj);
+      const observations = data.messages.filter((m) => m.role === "tool").map((m) => String(m.content));
+      assertMatch(observations[0]!, /<output>\nlo\n<\/output>/);
+      assertMatch(observations[1]!, /REFUSED/);
+      const hostname = /<output>\n(\S+)\n<\/output>/.exec(observations[2]!)?.[1];
+      assert(hostname && hostname !== Deno.hostname(), `container hostname: ${hostname}`);
+      assertEquals(data.messages[1]?.content, `node=${hostname} system=Linux`);
+      const runArgs = (data.info.config as { environment: { run_args: string[] } }).environment.run_args;
+      assertEquals(runArgs.slice(0, 3), ["--rm", "--network", "none"]);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    listener?.close();
+    await Promise.all(accepted);
+  }
+});
+
+lifecycleTest("DockerEnvironment.start() aborted at any moment leaves no container", async () => {
+  const runId = `abort${Date.now().toString(36)}`;
+  for (const delayMs of [0, 20, 60, 120, 200, 300, 450, 700]) {
+    const env = new DockerEnvironment({ image: TINY }, { hostEnv: {}, runId });
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error("test abort")), delayMs);
+    const started = await env.start(controller.signal).then(() => true, () => false);
+    clearTimeout(timer);
+    await env.close();
+    // A container the daemon created late would show up within a moment.
+    await new Promise((r) => setTimeout(r, 300));
+    const left = await docker(
+      "ps",
+      "-a",
+      "--filter",
+      `label=claudius.run=${runId}`,
+      "--format",
+      "{{.Names}}",
+    );
+    assertEquals(left.out.trim(), "", `abort after ${delayMs} ms (started: ${started}) left a container`);
+  }
+});
+
+/**
+ * A `docker` stand-in whose `run` never answers and, once killed, lets "the daemon" create the
+ * container half a second later: the race a killed `docker run -d` client leaves open.
+ */
+const LATE_DOCKER = `#!/usr/bin/env bash
+if [ "$1" = run ]; then
+  client=$$
+  setsid bash -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.05; done; sleep 0.5; exec docker "$@"' \\
+    "$client" "$@" </dev/null >/dev/null 2>&1 &
+  sleep 60
+fi
+exec docker "$@"
+`;
+
+lifecycleTest("DockerEnvironment.start() aborted removes a container the daemon creates late", async () => {
+  const dir = await Deno.makeTempDir();
+  const fake = `${dir}/late-docker`;
+  await Deno.writeTextFile(fake, LATE_DOCKER, { mode: 0o755 });
+  const runId = `late${Date.now().toString(36)}`;
+  const env = new DockerEnvironment({ image: TINY, executable: fake }, { hostEnv: {}, runId });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error("test abort")), 100);
+  const t0 = Date.now();
+  const error = await env.start(controller.signal).then(() => null, (e) => e);
+  assertEquals(error?.message, "test abort");
+  await env.close();
+  const listed = async () =>
+    (await docker("ps", "-a", "--filter", `label=claudius.run=${runId}`, "--format", "{{.Names}}")).out
+      .trim();
+  await new Promise((r) => setTimeout(r, 1500));
+  const left = await listed();
+  if (left) await docker("rm", "-f", left);
+  assertEquals(left, "", `start() returned after ${Date.now() - t0} ms and left a container`);
+});
