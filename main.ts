@@ -12,6 +12,10 @@ import { ConfigError, exitMessage, Interrupted } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
 import { formatForDisplay } from "./src/display.ts";
 import { defaultIsolationArgs, reapContainers } from "./src/environments/docker.ts";
+import type { BatchFlags } from "./src/batch/cli.ts";
+import { BATCH_HELP } from "./src/batch/cli.ts";
+import { runBatch } from "./src/batch/run_batch.ts";
+import { formatDuration } from "./src/batch/progress.ts";
 
 const EXIT_CODES: Record<string, number> = {
   Submitted: 0,
@@ -48,9 +52,8 @@ function timestamp(): string {
   return new Date().toISOString().replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z");
 }
 
-async function run(flags: RunFlags): Promise<number> {
-  const hostEnv = await hostEnvironment();
-  const cwd = Deno.cwd();
+/** The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults. */
+async function resolveFlagsConfig(flags: RunFlags) {
   const specs = flags.config.some((s) => !s.includes("=")) ? flags.config : ["default", ...flags.config];
   const builtinDir = new URL("./config", import.meta.url).pathname;
   const { config, sources } = await loadConfig(
@@ -70,6 +73,14 @@ async function run(flags: RunFlags): Promise<number> {
     const mem = Deno.systemMemoryInfo().total;
     config.environment.run_args = defaultIsolationArgs(navigator.hardwareConcurrency, mem);
   }
+  return config;
+}
+
+async function run(flags: RunFlags): Promise<number> {
+  const hostEnv = await hostEnvironment();
+  const cwd = Deno.cwd();
+  const config = await resolveFlagsConfig(flags);
+  const envClass = String(config.environment.environment_class);
   if (envClass === "local" && typeof flags.cwd === "string") await Deno.mkdir(flags.cwd, { recursive: true });
 
   let task = flags.task;
@@ -108,6 +119,72 @@ async function run(flags: RunFlags): Promise<number> {
   }
 }
 
+async function batch(flags: BatchFlags): Promise<number> {
+  const hostEnv = await hostEnvironment();
+  const config = await resolveFlagsConfig(flags);
+  const graceful = new AbortController();
+  const force = new AbortController();
+  let signals = 0;
+  let signalName: "SIGINT" | "SIGTERM" = "SIGINT";
+  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
+    if (++signals > 1) {
+      err(`claudius batch: ${name} again: stopping now, removing environments`);
+      force.abort();
+      return;
+    }
+    signalName = name;
+    const status = name === "SIGINT" ? "Interrupted" : "Terminated";
+    err(`claudius batch: ${name} received: starting no more instances, ending running ones (again to force)`);
+    graceful.abort(new Interrupted(exitMessage(status)));
+  };
+  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") } as const;
+  for (const [sig, h] of Object.entries(handlers)) Deno.addSignalListener(sig as Deno.Signal, h);
+  const encoder = new TextEncoder();
+  const live = Deno.stdout.isTerminal();
+  try {
+    const s = await runBatch({
+      instancesPath: flags.instances,
+      outDir: flags.output ?? "batch_results",
+      workers: flags.workers,
+      config,
+      selection: {
+        ...(flags.shuffleSeed !== undefined ? { shuffleSeed: flags.shuffleSeed } : {}),
+        ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
+        ...(flags.slice !== undefined ? { slice: flags.slice } : {}),
+        ...(flags.shard ? { shard: flags.shard } : {}),
+      },
+      redoExisting: flags.redoExisting,
+      dockerHosts: flags.dockerHosts,
+      verbose: flags.verbose,
+    }, {
+      hostEnv,
+      cwd: Deno.cwd(),
+      write: (text) => Deno.stdout.writeSync(encoder.encode(text)),
+      live,
+      rows: () => Deno.consoleSize().rows,
+      log: err,
+      signal: graceful.signal,
+      force: force.signal,
+    });
+    const ran = Object.values(s.byStatus).reduce((n, ids) => n + ids.length, 0);
+    const perMin = s.elapsedMs > 0 ? (ran / (s.elapsedMs / 60000)).toFixed(1) : "-";
+    const lines = [
+      `claudius batch: ${ran} instance(s) run in ${formatDuration(s.elapsedMs)} (${perMin}/min), ` +
+      `${s.skipped} skipped as finished, ${s.selected} selected`,
+      ...Object.entries(s.byStatus).sort((a, b) => b[1].length - a[1].length)
+        .map(([status, ids]) => `  ${status}: ${ids.length}`),
+    ];
+    if (s.unfinished.length) lines.push(`unfinished (rerun to retry): ${s.unfinished.join(", ")}`);
+    if (s.notStarted.length) lines.push(`not started: ${s.notStarted.length}`);
+    lines.push(`predictions: ${s.predsPath}`, `exit statuses: ${s.statusesPath}`);
+    console.log(lines.join("\n"));
+    if (s.interrupted) return EXIT_CODES[signalName === "SIGINT" ? "Interrupted" : "Terminated"]!;
+    return s.unfinished.length || s.notStarted.length ? 1 : 0;
+  } finally {
+    for (const [sig, h] of Object.entries(handlers)) Deno.removeSignalListener(sig as Deno.Signal, h);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const command = parseCommand(argv);
   switch (command.kind) {
@@ -127,6 +204,12 @@ async function main(argv: string[]): Promise<number> {
     }
     case "run":
       return await run(command.flags);
+    case "batch":
+      if (command.flags === "help") {
+        console.log(BATCH_HELP);
+        return 0;
+      }
+      return await batch(command.flags);
   }
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { type BatchFlags, parseBatchArgs } from "./batch/cli.ts";
 
 /** The version printed by `--version` and written into trajectories. */
 export const VERSION = "0.1.0";
@@ -40,7 +41,8 @@ export type Command =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "run"; flags: RunFlags }
-  | { kind: "reap"; dockerHost: string[]; executable: string; verbose: boolean };
+  | { kind: "reap"; dockerHost: string[]; executable: string; verbose: boolean }
+  | { kind: "batch"; flags: BatchFlags | "help" };
 
 /** Hand-written help text. */
 export const HELP =
@@ -48,6 +50,7 @@ export const HELP =
 
 Usage:
   claudius [--task T | --task-file F] [options]    run one episode
+  claudius batch INSTANCES [options]               run many instances in parallel (batch --help)
   claudius reap [--docker-host H]...               remove containers left by dead runs
 
 Options:
@@ -57,7 +60,7 @@ Options:
       --model-class CLASS  openai | openai_textbased | scripted | scripted_textbased
                            (upstream aliases: litellm, openrouter, litellm_textbased, openrouter_textbased)
       --base-url URL       OpenAI-compatible endpoint (model.base_url)
-      --env ENV            local | docker (environment.environment_class)
+      --env ENV            local | docker | podman | bubblewrap (environment.environment_class)
       --image IMAGE        container image (environment.image)
       --step-limit N       agent.step_limit (0 = none)
       --cost-limit X       agent.cost_limit in dollars (0 = none)
@@ -89,6 +92,7 @@ function num(flag: string, value: string | undefined, integer: boolean): number 
  * @throws {UsageError} for unknown flags, missing values, bad numbers
  */
 export function parseCommand(argv: string[]): Command {
+  if (argv[0] === "batch") return { kind: "batch", flags: parseBatchArgs(argv.slice(1)) };
   if (argv[0] === "reap") {
     const { values } = parse(argv.slice(1), {
       "docker-host": { type: "string", multiple: true },

@@ -1,0 +1,170 @@
+/**
+ * The batch's shared output files, `preds.json` and `exit_statuses_<unix seconds>.yaml`, and the
+ * rule that tells a finished instance from one to redo.
+ *
+ * Writes are atomic (a temporary file in the same directory, then a rename) and serialised (one
+ * write at a time, coalesced: while a write runs, further updates make at most one more). Before
+ * each write `preds.json` is read again and only this batch's entries are changed, so entries of
+ * other processes (other shards sharing the directory) survive unless two writes interleave.
+ *
+ * @module
+ */
+import { dump } from "js-yaml";
+import { readTrajectory } from "../trajectory.ts";
+import type { Message } from "../types.ts";
+
+/**
+ * Exit statuses that do not finish an instance: the infrastructure failed under it or the batch
+ * was stopped. A rerun redoes them. (An environment that never started is recognised by the
+ * trajectory's shape instead, see {@link classifyTrajectory}.)
+ */
+export const UNFINISHED_STATUSES: ReadonlySet<string> = new Set([
+  "EnvironmentLost",
+  "Interrupted",
+  "Terminated",
+]);
+
+/** One SWE-bench prediction. */
+export interface Prediction {
+  model_name_or_path: string;
+  instance_id: string;
+  model_patch: string;
+}
+
+/** What a trajectory on disk says about its instance. */
+export interface TrajectoryState {
+  /** True when a rerun skips the instance. */
+  finished: boolean;
+  /** The exit status ("" when the trajectory has no exit message). */
+  status: string;
+  /** The submission (model patch). */
+  submission: string;
+  /** `info.config.model.model_name`, or "". */
+  modelName: string;
+  /** The exit message's text (the error, for failures). */
+  error: string;
+}
+
+/**
+ * Classify a trajectory's messages. Finished means: the last message is an exit message, its status
+ * is not in {@link UNFINISHED_STATUSES}, and it is not the only message (runEpisode writes a lone
+ * exit message when `env.start()` or `run.env_startup_command` failed, and the batch does when the
+ * instance's setup failed: the episode never reached the model).
+ */
+export function classifyTrajectory(messages: Message[], info: Record<string, unknown>): TrajectoryState {
+  const last = messages.at(-1);
+  const extra = (last?.role === "exit" ? last.extra : undefined) ?? {};
+  const status = typeof extra.exit_status === "string" ? extra.exit_status : "";
+  const config = info.config as { model?: { model_name?: unknown } } | undefined;
+  const modelName = config?.model?.model_name;
+  return {
+    finished: last?.role === "exit" && messages.length > 1 && status !== "" &&
+      !UNFINISHED_STATUSES.has(status),
+    status,
+    submission: typeof extra.submission === "string" ? extra.submission : "",
+    modelName: typeof modelName === "string" ? modelName : "",
+    error: last?.role === "exit" && status !== "Submitted" ? String(last.content ?? "") : "",
+  };
+}
+
+/** Read and classify the trajectory at `path`; null when it is missing or unreadable. */
+export async function trajectoryState(path: string): Promise<TrajectoryState | null> {
+  try {
+    const { data } = await readTrajectory(path);
+    if (!Array.isArray(data.messages)) return null;
+    return classifyTrajectory(data.messages, data.info ?? {});
+  } catch {
+    return null;
+  }
+}
+
+/** Write `text` to `path` atomically (temporary file + rename in the same directory). */
+export async function writeAtomic(path: string, text: string): Promise<void> {
+  const tmp = `${path}.tmp-${Deno.pid}`;
+  await Deno.writeTextFile(tmp, text);
+  await Deno.rename(tmp, path);
+}
+
+/** `preds.json` and the exit-status summary of one batch invocation. */
+export class ResultFiles {
+  /** Path of `preds.json`. */
+  readonly predsPath: string;
+  /** Path of this invocation's `exit_statuses_<unix seconds>.yaml`. */
+  readonly statusesPath: string;
+  /** Instance ids of this invocation by exit status, in finishing order. */
+  readonly byStatus: Record<string, string[]> = {};
+  readonly #set = new Map<string, Prediction>();
+  readonly #drop = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+  #pending = false;
+  #error: unknown = null;
+
+  /**
+   * @param outDir the batch output directory (exists)
+   * @param startedAt the batch start, epoch milliseconds (names the summary file)
+   */
+  constructor(outDir: string, startedAt: number) {
+    this.predsPath = `${outDir}/preds.json`;
+    this.statusesPath = `${outDir}/exit_statuses_${Math.floor(startedAt / 1000)}.yaml`;
+  }
+
+  /** Set (or refresh) the prediction of an instance. */
+  setPrediction(pred: Prediction): void {
+    this.#drop.delete(pred.instance_id);
+    this.#set.set(pred.instance_id, pred);
+  }
+
+  /** Remove an instance's prediction (it is about to be redone). */
+  dropPrediction(id: string): void {
+    this.#set.delete(id);
+    this.#drop.add(id);
+  }
+
+  /** Record an instance's ending in the summary (and its prediction, when finished). */
+  record(id: string, status: string, pred: Prediction | null): void {
+    (this.byStatus[status] ??= []).push(id);
+    if (pred) this.setPrediction(pred);
+  }
+
+  /** Schedule a write of both files; resolves when the files reflect every change made so far. */
+  flush(): Promise<void> {
+    if (!this.#pending) {
+      this.#pending = true;
+      this.#queue = this.#queue.then(async () => {
+        this.#pending = false;
+        try {
+          await this.#writeAll();
+        } catch (e) {
+          this.#error ??= e;
+        }
+      });
+    }
+    return this.#queue;
+  }
+
+  /**
+   * Wait for every write; rethrow the first write error.
+   * @throws {Error} when a file could not be written
+   */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.#error) throw this.#error;
+  }
+
+  async #writeAll(): Promise<void> {
+    let preds: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) preds = parsed;
+    } catch { /* missing or torn: rebuilt from this batch's entries */ }
+    for (const id of this.#drop) delete preds[id];
+    for (const [id, pred] of this.#set) preds[id] = pred;
+    await writeAtomic(this.predsPath, JSON.stringify(preds, null, 2));
+    if (Object.keys(this.byStatus).length === 0) return;
+    const sorted = Object.fromEntries(Object.keys(this.byStatus).sort().map((k) => [k, this.byStatus[k]]));
+    await writeAtomic(
+      this.statusesPath,
+      dump({ instances_by_exit_status: sorted }, { indent: 4, seqNoIndent: true, lineWidth: -1 }),
+    );
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Command line of `claudius batch` (pure: argv in, flags out or a UsageError).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type RunFlags, UsageError } from "../cli.ts";
+import type { DockerHostSpec } from "./run_batch.ts";
+import { parseShard, parseSlice } from "./select.ts";
+
+/** Options of `claudius batch`: the single-run flags plus the batch's own. */
+export interface BatchFlags extends RunFlags {
+  /** Instances file (JSON array or JSONL) or directory of task files. */
+  instances: string;
+  /** Concurrent episodes. */
+  workers: number;
+  slice?: string;
+  filter?: string;
+  /** Shuffle seed when `--shuffle` is given. */
+  shuffleSeed?: number;
+  shard?: { index: number; count: number };
+  redoExisting: boolean;
+  dockerHosts: DockerHostSpec[];
+}
+
+/** Help of `claudius batch`. */
+export const BATCH_HELP = `Usage: claudius batch INSTANCES [options]
+
+Run many episodes in parallel in one process; rerunning skips finished instances.
+INSTANCES is a JSON array or JSONL file of records {instance_id, problem_statement | task,
+[image_name], ...} or a directory of task files (id = file name without extension).
+
+Options:
+  -o, --output DIR         output directory (default: batch_results)
+  -w, --workers N          concurrent episodes (default 1)
+  -c, --config SPEC        as for a single run; environment.image, environment.cwd,
+                           run.env_startup_command and model.script are templates over the record
+  -m, --model, --model-class, --base-url, --env, --image, --cwd,
+      --step-limit, --cost-limit, --time-limit         as for a single run
+      --slice A:B          Python slice of the selection (after --shuffle and --filter)
+      --filter REGEX       keep instance ids matching REGEX at their start
+      --shuffle            sort by id, then shuffle as Python's random.shuffle (seed --seed)
+      --seed N             shuffle seed (default 42)
+      --shard I/N          run the I-th of N disjoint shards (positions I-1, I-1+N, ... of the selection)
+      --redo-existing      redo finished instances too
+      --docker-host H[=N]  engine address for containers (repeatable; N = its worker slots,
+                           else the hosts share -w round robin)
+  -v, --verbose            log every notice, stacks on errors
+  -h, --help               print this help
+
+Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<unix time>.yaml.
+Exit codes: 0 every selected instance finished, 1 some did not (rerun to retry), 2 usage or config
+error, 130 / 143 stopped by SIGINT / SIGTERM (a second signal stops at once).`;
+
+const OPTIONS = {
+  output: { type: "string", short: "o" },
+  workers: { type: "string", short: "w" },
+  config: { type: "string", short: "c", multiple: true },
+  model: { type: "string", short: "m" },
+  "model-class": { type: "string" },
+  "base-url": { type: "string" },
+  env: { type: "string" },
+  image: { type: "string" },
+  cwd: { type: "string" },
+  "step-limit": { type: "string" },
+  "cost-limit": { type: "string" },
+  "time-limit": { type: "string" },
+  slice: { type: "string" },
+  filter: { type: "string" },
+  shuffle: { type: "boolean" },
+  seed: { type: "string" },
+  shard: { type: "string" },
+  "redo-existing": { type: "boolean" },
+  "docker-host": { type: "string", multiple: true },
+  verbose: { type: "boolean", short: "v" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+function count(flag: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n) || n < min) {
+    throw new UsageError(`--${flag} must be a number >= ${min}, got '${value}'`);
+  }
+  return n;
+}
+
+function whole(flag: string, value: string | undefined, min: number): number | undefined {
+  const n = count(flag, value, min);
+  if (n !== undefined && !Number.isInteger(n)) {
+    throw new UsageError(`--${flag} must be a whole number, got '${value}'`);
+  }
+  return n;
+}
+
+/**
+ * Parse `--docker-host H` or `H=N` (N >= 1 worker slots).
+ * @throws {UsageError} for an empty host or a bad N
+ */
+export function parseDockerHost(spec: string): DockerHostSpec {
+  const m = /^(.*)=(\d+)$/.exec(spec);
+  const host = m ? m[1]! : spec;
+  if (host.trim() === "") throw new UsageError(`--docker-host needs an address, got '${spec}'`);
+  if (!m) return { host };
+  const capacity = Number(m[2]);
+  if (capacity < 1) throw new UsageError(`--docker-host ${host}: worker slots must be >= 1, got ${capacity}`);
+  return { host, capacity };
+}
+
+/**
+ * Parse the arguments after `batch`.
+ * @returns the flags, or "help"
+ * @throws {UsageError} unknown flags, missing INSTANCES, bad numbers, slices, shards or regexes
+ */
+export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
+  let values: Record<string, unknown>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (e) {
+    throw new UsageError(String((e as Error).message).split("\n")[0]!.replace(/\. To specify.*$/, ""));
+  }
+  if (values.help) return "help";
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length
+        ? `unexpected argument '${positionals[1]}'`
+        : "batch needs INSTANCES (a file or directory)",
+    );
+  }
+  const s = (k: string) => values[k] as string | undefined;
+  const env = s("env");
+  if (env !== undefined && !["local", "docker", "podman", "bubblewrap"].includes(env)) {
+    throw new UsageError(`--env must be local, docker, podman or bubblewrap, got '${env}'`);
+  }
+  if (s("slice") !== undefined) parseSlice(s("slice")!);
+  if (s("filter") !== undefined) {
+    try {
+      new RegExp(s("filter")!, "u");
+    } catch (e) {
+      throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
+    }
+  }
+  const seed = whole("seed", s("seed"), 0);
+  if (seed !== undefined && !values.shuffle) throw new UsageError("--seed needs --shuffle");
+  const flags: BatchFlags = {
+    instances: positionals[0]!,
+    workers: whole("workers", s("workers"), 1) ?? 1,
+    config: (values.config as string[] | undefined) ?? [],
+    verbose: Boolean(values.verbose),
+    redoExisting: Boolean(values["redo-existing"]),
+    dockerHosts: ((values["docker-host"] as string[] | undefined) ?? []).map(parseDockerHost),
+    output: s("output") ?? "batch_results",
+  };
+  const set = <K extends keyof BatchFlags>(key: K, value: BatchFlags[K] | undefined) => {
+    if (value !== undefined) flags[key] = value;
+  };
+  set("model", s("model"));
+  set("modelClass", s("model-class"));
+  set("baseUrl", s("base-url"));
+  set("env", env);
+  set("image", s("image"));
+  set("cwd", s("cwd"));
+  set("stepLimit", whole("step-limit", s("step-limit"), 0));
+  set("costLimit", count("cost-limit", s("cost-limit"), 0));
+  set("timeLimit", whole("time-limit", s("time-limit"), 0));
+  set("slice", s("slice"));
+  set("filter", s("filter"));
+  if (values.shuffle) flags.shuffleSeed = seed ?? 42;
+  if (s("shard") !== undefined) flags.shard = parseShard(s("shard")!);
+  return flags;
+}

@@ -1,0 +1,164 @@
+/**
+ * Batch progress: a live display on a terminal (an overall bar with done/total, elapsed time, ETA
+ * and total cost; counts by exit status; one row per running instance with its step, cost and
+ * time), redrawn with ANSI escapes at most 4 times a second; plain lines otherwise (one per
+ * instance start and finish). Either way a final summary.
+ *
+ * @module
+ */
+
+/** How the display writes and what it knows about the terminal. */
+export interface ProgressDeps {
+  /** Write text as is (the display adds its own newlines). */
+  write: (text: string) => void;
+  /** True for the live display, false for plain lines. */
+  live: boolean;
+  /** Terminal rows (limits the running rows shown). */
+  rows?: () => number;
+  /** Wall clock in milliseconds (default `Date.now`). */
+  now?: () => number;
+}
+
+interface Running {
+  started: number;
+  steps: number;
+  cost: number;
+  where: string;
+}
+
+const REDRAW_MS = 250;
+
+/** Duration as `H:MM:SS`. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
+}
+
+/** Progress of one batch invocation. */
+export class BatchProgress {
+  readonly #deps: ProgressDeps;
+  readonly #now: () => number;
+  readonly #start: number;
+  readonly #total: number;
+  readonly #running = new Map<string, Running>();
+  readonly #byStatus = new Map<string, number>();
+  #done = 0;
+  #cost = 0;
+  #drawn = 0;
+  #dirty = false;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * @param total instances this invocation runs
+   * @param deps output, live or plain, terminal size, clock
+   */
+  constructor(total: number, deps: ProgressDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#start = this.#now();
+    this.#total = total;
+    if (deps.live) {
+      this.#timer = setInterval(() => this.#dirty && this.#redraw(), REDRAW_MS);
+      this.#redraw();
+    }
+  }
+
+  /** Number of instances finished so far. */
+  get done(): number {
+    return this.#done;
+  }
+
+  /** Total cost so far (finished and running instances). */
+  get cost(): number {
+    let running = 0;
+    for (const r of this.#running.values()) running += r.cost;
+    return this.#cost + running;
+  }
+
+  /** An instance started (`where`: its docker host, or ""). */
+  start(id: string, where = ""): void {
+    this.#running.set(id, { started: this.#now(), steps: 0, cost: 0, where });
+    if (this.#deps.live) this.#dirty = true;
+    else this.#deps.write(`[${this.#done}/${this.#total}] start ${id}${where ? ` on ${where}` : ""}\n`);
+  }
+
+  /** An instance made progress. */
+  update(id: string, steps: number, cost: number): void {
+    const r = this.#running.get(id);
+    if (!r) return;
+    r.steps = steps;
+    r.cost = cost;
+    this.#dirty = true;
+  }
+
+  /** An instance ended with `status`. */
+  finish(id: string, status: string, detail = ""): void {
+    const r = this.#running.get(id);
+    this.#running.delete(id);
+    this.#done++;
+    this.#cost += r?.cost ?? 0;
+    this.#byStatus.set(status, (this.#byStatus.get(status) ?? 0) + 1);
+    if (this.#deps.live) {
+      this.#dirty = true;
+      return;
+    }
+    const took = r ? formatDuration(this.#now() - r.started) : "";
+    this.#deps.write(
+      `[${this.#done}/${this.#total}] ${id}: ${status} (${r?.steps ?? 0} steps, $${
+        (r?.cost ?? 0).toFixed(2)
+      }, ` +
+        `${took})${detail ? `: ${detail}` : ""}\n`,
+    );
+  }
+
+  /** Print a line above the live display (or as is). */
+  log(line: string): void {
+    if (!this.#deps.live) return this.#deps.write(line + "\n");
+    this.#deps.write(this.#clear() + line + "\n");
+    this.#drawn = 0;
+    this.#dirty = true;
+  }
+
+  /** Stop redrawing; leave the last frame on screen. */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    if (this.#deps.live) this.#redraw();
+  }
+
+  /** The lines of the current frame (plain text). */
+  frame(): string[] {
+    const elapsed = this.#now() - this.#start;
+    const width = 30;
+    const filled = this.#total ? Math.round((this.#done / this.#total) * width) : width;
+    const eta = this.#done ? formatDuration((elapsed / this.#done) * (this.#total - this.#done)) : "-";
+    const lines = [
+      `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${this.#done}/${this.#total}  ` +
+      `elapsed ${formatDuration(elapsed)}  eta ${eta}  $${this.cost.toFixed(2)}`,
+    ];
+    const counts = [...this.#byStatus].sort((a, b) => b[1] - a[1]).map(([s, n]) => `${s} ${n}`);
+    lines.push(counts.length ? counts.join("  ") : "no instance finished yet");
+    const room = Math.max(1, (this.#deps.rows?.() ?? 24) - 4);
+    const rows = [...this.#running].sort((a, b) => a[1].started - b[1].started);
+    for (const [id, r] of rows.slice(0, room)) {
+      lines.push(
+        `  ${id.length > 40 ? "..." + id.slice(-37) : id.padEnd(40)} step ${String(r.steps).padStart(4)}  ` +
+          `$${r.cost.toFixed(2)}  ${formatDuration(this.#now() - r.started)}${r.where ? `  ${r.where}` : ""}`,
+      );
+    }
+    if (rows.length > room) lines.push(`  ... and ${rows.length - room} more running`);
+    return lines;
+  }
+
+  #clear(): string {
+    return this.#drawn ? `\x1b[${this.#drawn}F\x1b[J` : "";
+  }
+
+  #redraw(): void {
+    this.#dirty = false;
+    const lines = this.frame();
+    this.#deps.write(this.#clear() + lines.map((l) => l + "\x1b[K").join("\n") + "\n");
+    this.#drawn = lines.length;
+  }
+}

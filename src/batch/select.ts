@@ -1,0 +1,212 @@
+/**
+ * Which instances a batch runs, in which order: `--shuffle` (seeded), `--filter`, `--slice`, then
+ * `--shard`. The first three are upstream mini-swe-agent's, in upstream's order and with upstream's
+ * results: the shuffle sorts by `instance_id` and then shuffles with Python's own generator
+ * (MT19937 seeded like `random.seed(n)`, `random.shuffle`'s algorithm), so `--shuffle` picks the
+ * same order as upstream for the same seed (42 by default).
+ *
+ * @module
+ */
+import { UsageError } from "../cli.ts";
+
+/** A batch instance: `instance_id` plus any other fields of its record. */
+export type Instance = Record<string, unknown> & { instance_id: string };
+
+/** How to select instances (every field optional; the order of application is fixed). */
+export interface Selection {
+  /** Sort by id, then shuffle with this seed (Python's `random.seed(seed); random.shuffle`). */
+  shuffleSeed?: number;
+  /** Keep ids matching this regex at their start (Python's `re.match`). */
+  filter?: string;
+  /** Python slice `a:b` or `a:b:c` (negative and empty bounds as in Python). */
+  slice?: string;
+  /** 1-based shard `i` of `n`: positions i-1, i-1+n, i-1+2n, ... of what is left. */
+  shard?: { index: number; count: number };
+}
+
+/**
+ * Apply a selection: shuffle, then filter, then slice (upstream's order), then shard.
+ *
+ * @example
+ * ```ts
+ * const ids = ["a", "b", "c", "d"].map((instance_id) => ({ instance_id }));
+ * selectInstances(ids, { slice: "1:", shard: { index: 1, count: 2 } }).map((i) => i.instance_id);
+ * // ["b", "d"]
+ * ```
+ * @throws {UsageError} for a bad regex or slice
+ */
+export function selectInstances(instances: Instance[], selection: Selection): Instance[] {
+  let out = [...instances];
+  if (selection.shuffleSeed !== undefined) {
+    out.sort((a, b) => compareCodePoints(a.instance_id, b.instance_id));
+    pythonShuffle(out, selection.shuffleSeed);
+  }
+  if (selection.filter !== undefined && selection.filter !== "") {
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${selection.filter})`, "u");
+    } catch (e) {
+      throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
+    }
+    out = out.filter((i) => re.test(i.instance_id));
+  }
+  if (selection.slice !== undefined && selection.slice !== "") {
+    out = pySlice(out, parseSlice(selection.slice));
+  }
+  if (selection.shard) {
+    const { index, count } = selection.shard;
+    out = out.filter((_, k) => k % count === index - 1);
+  }
+  return out;
+}
+
+/**
+ * Parse `a:b` / `a:b:c` (each part optional, integers) into slice bounds.
+ * @throws {UsageError} when it is not a slice
+ */
+export function parseSlice(spec: string): [number | null, number | null, number | null] {
+  const parts = spec.split(":");
+  if (
+    parts.length < 2 || parts.length > 3 || parts.some((p) => p.trim() !== "" && !/^\s*-?\d+\s*$/.test(p))
+  ) {
+    throw new UsageError(`--slice must look like a:b or a:b:c (Python slice), got '${spec}'`);
+  }
+  const [a, b, c] = parts.map((p) => (p.trim() === "" ? null : Number(p)));
+  if (c === 0) throw new UsageError(`--slice step cannot be zero, got '${spec}'`);
+  return [a ?? null, b ?? null, c ?? null];
+}
+
+/**
+ * Parse `i/n` (1 <= i <= n).
+ * @throws {UsageError} when it is not a shard
+ */
+export function parseShard(spec: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(spec.trim());
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index < 1 || index > count) {
+    throw new UsageError(`--shard must be i/n with 1 <= i <= n, got '${spec}'`);
+  }
+  return { index, count };
+}
+
+/** Python's `list[a:b:c]`. */
+function pySlice<T>(list: T[], [a, b, c]: [number | null, number | null, number | null]): T[] {
+  const n = list.length;
+  const step = c ?? 1;
+  const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+  const norm = (v: number | null, dflt: number, lo: number, hi: number) =>
+    v === null ? dflt : clamp(v < 0 ? v + n : v, lo, hi);
+  const out: T[] = [];
+  if (step > 0) {
+    const start = norm(a, 0, 0, n);
+    const stop = norm(b, n, 0, n);
+    for (let i = start; i < stop; i += step) out.push(list[i]!);
+  } else {
+    const start = norm(a, n - 1, -1, n - 1);
+    const stop = norm(b, -1, -1, n - 1);
+    for (let i = start; i > stop; i += step) out.push(list[i]!);
+  }
+  return out;
+}
+
+/** Python's string order (code points, not UTF-16 units). */
+function compareCodePoints(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+
+/** `random.seed(seed); random.shuffle(list)` exactly as CPython does it (in place). */
+function pythonShuffle<T>(list: T[], seed: number): void {
+  const mt = new MersenneTwister(seed);
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = mt.below(i + 1);
+    [list[i], list[j]] = [list[j]!, list[i]!];
+  }
+}
+
+/** MT19937 as CPython's `random` module uses it (seeding by `init_by_array`, `getrandbits`). */
+class MersenneTwister {
+  readonly #mt = new Uint32Array(624);
+  #index = 624;
+
+  constructor(seed: number) {
+    // random.seed(int): the absolute value split into 32-bit words, least significant first.
+    let n = BigInt(Math.abs(Math.trunc(seed)));
+    const key: number[] = [];
+    do {
+      key.push(Number(n & 0xffffffffn));
+      n >>= 32n;
+    } while (n > 0n);
+    this.#initByArray(key);
+  }
+
+  #initGenrand(s: number): void {
+    const mt = this.#mt;
+    mt[0] = s >>> 0;
+    for (let i = 1; i < 624; i++) {
+      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+      mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
+    }
+    this.#index = 624;
+  }
+
+  #initByArray(key: number[]): void {
+    const mt = this.#mt;
+    this.#initGenrand(19650218);
+    let i = 1;
+    let j = 0;
+    for (let k = Math.max(624, key.length); k > 0; k--) {
+      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+      mt[i] = ((mt[i]! ^ Math.imul(prev, 1664525)) + key[j]! + j) >>> 0;
+      i++;
+      j++;
+      if (i >= 624) {
+        mt[0] = mt[623]!;
+        i = 1;
+      }
+      if (j >= key.length) j = 0;
+    }
+    for (let k = 623; k > 0; k--) {
+      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+      mt[i] = ((mt[i]! ^ Math.imul(prev, 1566083941)) - i) >>> 0;
+      i++;
+      if (i >= 624) {
+        mt[0] = mt[623]!;
+        i = 1;
+      }
+    }
+    mt[0] = 0x80000000;
+  }
+
+  #next(): number {
+    const mt = this.#mt;
+    if (this.#index >= 624) {
+      for (let k = 0; k < 624; k++) {
+        const y = (mt[k]! & 0x80000000) | (mt[(k + 1) % 624]! & 0x7fffffff);
+        mt[k] = mt[(k + 397) % 624]! ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+      }
+      this.#index = 0;
+    }
+    let y = mt[this.#index++]!;
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+
+  /** Python's `_randbelow(n)` (n < 2**32): `getrandbits(n.bit_length())` until below n. */
+  below(n: number): number {
+    const k = 32 - Math.clz32(n);
+    for (;;) {
+      const r = this.#next() >>> (32 - k);
+      if (r < n) return r;
+    }
+  }
+}

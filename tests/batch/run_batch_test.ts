@@ -1,0 +1,223 @@
+/**
+ * runBatch() in process: scripted instances in the local environment, real bash, real files.
+ */
+import { load } from "js-yaml";
+import { assert, assertEquals, assertMatch } from "../_assert.ts";
+import {
+  type BatchDeps,
+  type BatchOptions,
+  instanceConfig,
+  runBatch,
+  workerSlots,
+} from "../../src/batch/run_batch.ts";
+import { readTrajectory } from "../../src/trajectory.ts";
+import { config, type ScriptedInstance, step, submit, writeBatch } from "./_helpers.ts";
+
+function options(
+  instances: string,
+  out: string,
+  cfg: BatchOptions["config"],
+  more: Partial<BatchOptions> = {},
+) {
+  return {
+    instancesPath: instances,
+    outDir: out,
+    workers: 1,
+    config: cfg,
+    selection: {},
+    redoExisting: false,
+    dockerHosts: [],
+    verbose: false,
+    ...more,
+  };
+}
+
+function deps(lines: string[] = []): BatchDeps {
+  return {
+    hostEnv: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+    write: (t) => lines.push(t),
+    live: false,
+    log: (l) => lines.push(l),
+  };
+}
+
+/** Instances that count how many of them run at once (into `<dir>/peak/<id>`). */
+async function concurrentBatch(n: number) {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/running`);
+  await Deno.mkdir(`${dir}/peak`);
+  const list: ScriptedInstance[] = Array.from({ length: n }, (_, k) => {
+    const id = `inst-${k}`;
+    return {
+      id,
+      replies: [
+        step(
+          `touch ${dir}/running/${id}; sleep 0.3; ls ${dir}/running | wc -l > ${dir}/peak/${id}; rm ${dir}/running/${id}`,
+        ),
+        submit(`patch of ${id}`),
+      ],
+    };
+  });
+  return { dir, fx: await writeBatch(list, dir) };
+}
+
+async function peak(dir: string): Promise<number> {
+  let max = 0;
+  for await (const e of Deno.readDir(`${dir}/peak`)) {
+    max = Math.max(max, Number(await Deno.readTextFile(`${dir}/peak/${e.name}`)));
+  }
+  return max;
+}
+
+for (const workers of [1, 4]) {
+  Deno.test(`runBatch() runs every instance with ${workers} worker(s): trajectories, preds.json, exit statuses`, async () => {
+    const { dir, fx } = await concurrentBatch(8);
+    const lines: string[] = [];
+    const s = await runBatch(options(fx.instances, fx.out, await config(fx.specs), { workers }), deps(lines));
+    assertEquals(s.byStatus.Submitted?.length, 8, lines.join(""));
+    assertEquals(s.unfinished, []);
+    assertEquals(s.interrupted, false);
+    const p = await peak(dir);
+    if (workers === 1) assertEquals(p, 1);
+    else assert(p >= 2 && p <= 4, `peak concurrency ${p}`);
+    const preds = JSON.parse(await Deno.readTextFile(`${fx.out}/preds.json`));
+    assertEquals(Object.keys(preds).sort(), Array.from({ length: 8 }, (_, k) => `inst-${k}`).sort());
+    assertEquals(preds["inst-3"], {
+      model_name_or_path: "scripted",
+      instance_id: "inst-3",
+      model_patch: "patch of inst-3",
+    });
+    const { data } = await readTrajectory(`${fx.out}/inst-3/inst-3.traj.json`);
+    assertEquals(data.instance_id, "inst-3");
+    assertEquals(Object.keys(data).slice(0, 2), ["trajectory_format", "instance_id"]);
+    assertEquals(data.info.exit_status, "Submitted");
+    const yaml = await Deno.readTextFile(s.statusesPath);
+    assertMatch(s.statusesPath, /\/exit_statuses_\d+\.yaml$/);
+    assertMatch(yaml, /^instances_by_exit_status:\n {4}Submitted:\n {4}- inst-/);
+    assertEquals(lines.filter((l) => / start inst-/.test(l)).length, 8);
+  });
+}
+
+Deno.test("runBatch() records failures, keeps going, and a rerun redoes only the unfinished", async () => {
+  const fx = await writeBatch([
+    { id: "ok", replies: [submit("P")] },
+    { id: "limits", replies: [step("true"), step("true"), step("true"), step("true"), submit("never")] },
+    { id: "format", replies: [{ content: "no action" }, { content: "still none" }, { content: "nope" }] },
+    { id: "noscript", replies: [] },
+  ]);
+  await Deno.remove(`${fx.scripts}/noscript.json`);
+  const cfg = await config([...fx.specs, "agent.step_limit=3"]);
+  const s = await runBatch(options(fx.instances, fx.out, cfg, { workers: 2 }), deps());
+  assertEquals(Object.keys(s.byStatus).sort(), [
+    "LimitsExceeded",
+    "NotFound",
+    "RepeatedFormatError",
+    "Submitted",
+  ]);
+  assertEquals(s.unfinished, ["noscript"]);
+  const preds = JSON.parse(await Deno.readTextFile(s.predsPath));
+  assertEquals(Object.keys(preds).sort(), ["format", "limits", "ok"]);
+  assertEquals([preds.ok.model_patch, preds.limits.model_patch, preds.format.model_patch], ["P", "", ""]);
+  const summary = load(await Deno.readTextFile(s.statusesPath)) as {
+    instances_by_exit_status: Record<string, string[]>;
+  };
+  assertEquals(summary.instances_by_exit_status.NotFound, ["noscript"]);
+  assertEquals(summary.instances_by_exit_status.Submitted, ["ok"]);
+  const failed = await readTrajectory(`${fx.out}/noscript/noscript.traj.json`);
+  assertEquals(failed.data.messages.length, 1);
+  assertMatch(String(failed.data.messages[0]!.content), /noscript\.json/);
+
+  await Deno.writeTextFile(`${fx.scripts}/noscript.json`, JSON.stringify([submit("late")]));
+  const okBefore = (await Deno.stat(`${fx.out}/ok/ok.traj.json`)).mtime;
+  const again = await runBatch(options(fx.instances, fx.out, cfg), deps());
+  assertEquals(again.skipped, 3);
+  assertEquals(again.byStatus, { Submitted: ["noscript"] });
+  assertEquals((await Deno.stat(`${fx.out}/ok/ok.traj.json`)).mtime, okBefore);
+  assertEquals(Object.keys(JSON.parse(await Deno.readTextFile(again.predsPath))).sort(), [
+    "format",
+    "limits",
+    "noscript",
+    "ok",
+  ]);
+
+  const redo = await runBatch(
+    options(fx.instances, fx.out, cfg, { redoExisting: true, selection: { filter: "ok" } }),
+    deps(),
+  );
+  assertEquals(redo.byStatus, { Submitted: ["ok"] });
+});
+
+Deno.test("runBatch() counts an environment that never started as unfinished (engine unreachable)", async () => {
+  const fx = await writeBatch([{ id: "a", replies: [submit("x")] }]);
+  const cfg = await config([
+    ...fx.specs,
+    "environment.environment_class=docker",
+    "environment.image=claudius-test-tiny:latest",
+  ]);
+  const s = await runBatch(
+    options(fx.instances, fx.out, cfg, { dockerHosts: [{ host: "unix:///nonexistent/claudius.sock" }] }),
+    deps(),
+  );
+  assertEquals(s.unfinished, ["a"]);
+  assertEquals(Object.keys(JSON.parse(await Deno.readTextFile(s.predsPath))), []);
+  const { data } = await readTrajectory(`${fx.out}/a/a.traj.json`);
+  assertEquals(data.messages.length, 1);
+  assertMatch(String(data.messages[0]!.content), /Cannot start container/);
+});
+
+Deno.test("runBatch() stops starting instances and interrupts running ones when its signal aborts", async () => {
+  const fx = await writeBatch(
+    Array.from({ length: 6 }, (_, k) => ({ id: `s${k}`, replies: [step("sleep 30"), submit("x")] })),
+  );
+  const controller = new AbortController();
+  const { Interrupted, exitMessage } = await import("../../src/errors.ts");
+  setTimeout(() => controller.abort(new Interrupted(exitMessage("Interrupted"))), 700);
+  const t0 = Date.now();
+  const s = await runBatch(options(fx.instances, fx.out, await config(fx.specs), { workers: 2 }), {
+    ...deps(),
+    signal: controller.signal,
+  });
+  assert(Date.now() - t0 < 10_000, "interrupted episodes end promptly");
+  assertEquals(s.interrupted, true);
+  assertEquals(s.byStatus.Interrupted?.length, 2);
+  assertEquals(s.notStarted.length, 4);
+  const { data } = await readTrajectory(
+    `${fx.out}/${s.byStatus.Interrupted![0]}/${s.byStatus.Interrupted![0]}.traj.json`,
+  );
+  assertEquals(data.info.exit_status, "Interrupted");
+});
+
+Deno.test("workerSlots() splits -w round robin over hosts, or uses each host's capacity", () => {
+  assertEquals(workerSlots(3, []), [undefined, undefined, undefined]);
+  assertEquals(workerSlots(5, [{ host: "a" }, { host: "b" }]), ["a", "b", "a", "b", "a"]);
+  assertEquals(workerSlots(1, [{ host: "a", capacity: 1 }, { host: "b", capacity: 3 }]), [
+    "a",
+    "b",
+    "b",
+    "b",
+  ]);
+  assertEquals(workerSlots(2, [{ host: "a", capacity: 2 }, { host: "b" }]), ["a", "b", "a", "b"]);
+});
+
+Deno.test("instanceConfig() renders image, startup command, script and cwd over the instance", async () => {
+  const base = await config([
+    "environment.environment_class=docker",
+    "run.env_startup_command=cd /repo && git checkout {{ base_commit }} # {{ instance.instance_id }}",
+    "model.script=s/{{instance.instance_id}}.yaml",
+  ]);
+  const inst = { instance_id: "Org__repo-1", base_commit: "abc", problem_statement: "x" };
+  const c = instanceConfig(base, inst, "/out");
+  assertEquals(c.environment.image, "docker.io/swebench/sweb.eval.x86_64.org_1776_repo-1:latest");
+  assertEquals(c.run.env_startup_command, "cd /repo && git checkout abc # Org__repo-1");
+  assertEquals(c.model.script, "s/Org__repo-1.yaml");
+  assertEquals(base.model.script, "s/{{instance.instance_id}}.yaml", "the base config is untouched");
+  const templated = instanceConfig(
+    await config(["environment.environment_class=docker", "environment.image={{instance.image_name}}:v6"]),
+    { ...inst, image_name: "pb/x" },
+    "/out",
+  );
+  assertEquals(templated.environment.image, "pb/x:v6");
+  const local = instanceConfig(await config([]), inst, "/out");
+  assertEquals(local.environment.cwd, "/out/Org__repo-1/workspace");
+});

@@ -1,0 +1,105 @@
+/**
+ * Instance selection: upstream's shuffle (Python's generator), filter and slice, and shards.
+ */
+import { assertEquals, assertThrows } from "../_assert.ts";
+import { type Instance, parseShard, parseSlice, selectInstances } from "../../src/batch/select.ts";
+import { UsageError } from "../../src/cli.ts";
+
+const make = (n: number): Instance[] =>
+  Array.from({ length: n }, (_, k) => ({ instance_id: `i${String(k).padStart(2, "0")}` }));
+const ids = (list: Instance[]) => list.map((i) => i.instance_id);
+
+Deno.test("selectInstances() shuffles exactly as Python's random.seed(n); random.shuffle", () => {
+  // python3 -c "import random; x=sorted(...); random.seed(42); random.shuffle(x)"
+  const reversed = make(20).reverse(); // input order must not matter: upstream sorts by id first
+  assertEquals(ids(selectInstances(reversed, { shuffleSeed: 42 })), [
+    "i19",
+    "i05",
+    "i14",
+    "i04",
+    "i09",
+    "i13",
+    "i15",
+    "i18",
+    "i06",
+    "i12",
+    "i17",
+    "i10",
+    "i01",
+    "i11",
+    "i02",
+    "i16",
+    "i07",
+    "i08",
+    "i00",
+    "i03",
+  ]);
+  assertEquals(ids(selectInstances(make(20), { shuffleSeed: 7 })), [
+    "i17",
+    "i15",
+    "i11",
+    "i18",
+    "i07",
+    "i06",
+    "i19",
+    "i03",
+    "i14",
+    "i00",
+    "i09",
+    "i05",
+    "i16",
+    "i08",
+    "i13",
+    "i02",
+    "i01",
+    "i12",
+    "i04",
+    "i10",
+  ]);
+});
+
+Deno.test("selectInstances() slices with Python semantics", () => {
+  const ten = Array.from({ length: 10 }, (_, k) => ({ instance_id: String(k) }));
+  const sl = (s: string) => ids(selectInstances(ten, { slice: s })).map(Number);
+  assertEquals(sl("-3:"), [7, 8, 9]);
+  assertEquals(sl("::-2"), [9, 7, 5, 3, 1]);
+  assertEquals(sl("8:2:-3"), [8, 5]);
+  assertEquals(sl(":-20"), []);
+  assertEquals(sl("-100:2"), [0, 1]);
+  assertEquals(sl(":"), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+Deno.test("selectInstances() filters at the start of the id, then slices (upstream's order)", () => {
+  const list = ["a-1", "b-1", "a-2", "xa-3", "a-4"].map((instance_id) => ({ instance_id }));
+  assertEquals(ids(selectInstances(list, { filter: "a-" })), ["a-1", "a-2", "a-4"]);
+  assertEquals(ids(selectInstances(list, { filter: "a-", slice: "1:" })), ["a-2", "a-4"]);
+  assertEquals(ids(selectInstances(list, { filter: "a-1|b" })), ["a-1", "b-1"]);
+});
+
+Deno.test("selectInstances() shards are disjoint, balanced and cover the selection", () => {
+  const all = make(23);
+  for (const n of [1, 2, 3, 5, 23, 30]) {
+    const shards = Array.from(
+      { length: n },
+      (_, k) => ids(selectInstances(all, { shard: { index: k + 1, count: n } })),
+    );
+    const union = shards.flat();
+    assertEquals(union.length, 23, `n=${n}: no id twice`);
+    assertEquals(union.toSorted(), ids(all));
+    for (const s of shards) assertEquals(Math.abs(s.length - Math.floor(23 / n)) <= 1, true);
+  }
+  assertEquals(ids(selectInstances(make(5), { shard: { index: 2, count: 2 } })), ["i01", "i03"]);
+});
+
+Deno.test("parseSlice() and parseShard() reject malformed specs with UsageError", () => {
+  assertEquals(parseSlice("1:5"), [1, 5, null]);
+  assertEquals(parseSlice(":-1:2"), [null, -1, 2]);
+  for (const bad of ["5", "a:b", "1:2:3:4", "::0"]) {
+    assertThrows(() => parseSlice(bad), UsageError, "--slice");
+  }
+  assertEquals(parseShard("2/3"), { index: 2, count: 3 });
+  for (const bad of ["0/3", "4/3", "1/0", "x", "1/2/3"]) {
+    assertThrows(() => parseShard(bad), UsageError, "--shard");
+  }
+  assertThrows(() => selectInstances(make(2), { filter: "(" }), UsageError, "--filter");
+});
