@@ -25,6 +25,12 @@ if ! command -v docker >/dev/null 2>&1 || ! command -v dockerd >/dev/null 2>&1; 
   fi
 fi
 
+if ! command -v ip >/dev/null 2>&1; then
+  echo "docker_setup: installing iproute2 (the second engine's bridge)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
+fi
+
 if ! command -v bwrap >/dev/null 2>&1; then
   echo "docker_setup: installing bubblewrap (the bubblewrap environment's tests)"
   as_root apt-get update -qq
@@ -33,7 +39,7 @@ fi
 
 if ! docker info >/dev/null 2>&1; then
   echo "docker_setup: no daemon answers; starting dockerd (log: $log)"
-  as_root sh -c "nohup dockerd >'$log' 2>&1 &"
+  as_root setsid sh -c "nohup dockerd >'$log' 2>&1 &"
   deadline=$((SECONDS + wait_seconds))
   until docker info >/dev/null 2>&1; do
     if [ "$SECONDS" -ge "$deadline" ]; then
@@ -56,8 +62,14 @@ if ! DOCKER_HOST="$docker2" docker info >/dev/null 2>&1; then
     exit 0
   fi
   echo "docker_setup: starting a second dockerd on $docker2 (log: $log2)"
-  as_root sh -c "nohup dockerd --host '$docker2' --data-root /var/lib/docker2 --exec-root /var/run/docker2 \
-    --pidfile /var/run/docker2.pid --bridge none --iptables=false >'$log2' 2>&1 &"
+  # Its own bridge: a daemon started with `--bridge none` deletes docker0 under the first daemon.
+  if ! ip link show docker1 >/dev/null 2>&1; then
+    as_root ip link add docker1 type bridge
+    as_root ip addr add 172.31.0.1/24 dev docker1
+    as_root ip link set docker1 up
+  fi
+  as_root setsid sh -c "nohup dockerd --host '$docker2' --data-root /var/lib/docker2 --exec-root /var/run/docker2 \
+    --pidfile /var/run/docker2.pid --bridge docker1 --iptables=false >'$log2' 2>&1 &"
   deadline=$((SECONDS + wait_seconds))
   until DOCKER_HOST="$docker2" docker info >/dev/null 2>&1; do
     if [ "$SECONDS" -ge "$deadline" ]; then
