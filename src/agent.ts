@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  errorExitMessage,
   exitMessage,
   FormatError,
   InterruptAgentFlow,
@@ -151,16 +152,7 @@ export class DefaultAgent {
       this.addMessages(...e.messages);
     } else {
       const err = e instanceof Error ? e : new Error(String(e));
-      this.addMessages({
-        role: "exit",
-        content: err.message,
-        extra: {
-          exit_status: err.name,
-          submission: "",
-          exception_str: err.message,
-          traceback: err.stack ?? String(err),
-        },
-      });
+      this.addMessages(errorExitMessage(err));
       throw err;
     }
   }

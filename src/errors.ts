@@ -28,6 +28,23 @@ export function exitMessage(status: string, submission = "", content?: string): 
   };
 }
 
+/**
+ * The exit message of an unexpected error: its class name as the status, its message and stack
+ * (upstream's `exception_str` and `traceback`).
+ */
+export function errorExitMessage(err: Error): Message {
+  return {
+    role: "exit",
+    content: err.message,
+    extra: {
+      exit_status: err.name,
+      submission: "",
+      exception_str: err.message,
+      traceback: err.stack ?? String(err),
+    },
+  };
+}
+
 /** The model printed the submission sentinel with exit code 0. */
 export class Submitted extends InterruptAgentFlow {}
 /** The step or cost limit was reached before a query. */

@@ -7,7 +7,7 @@
  */
 import { type AgentConfig, DefaultAgent, type RunResult } from "./agent.ts";
 import type { ResolvedConfig } from "./config.ts";
-import { ConfigError } from "./errors.ts";
+import { ConfigError, errorExitMessage } from "./errors.ts";
 import { type ActionFormat, ChatModel, type ChatModelConfig } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
 import { saveArtifacts } from "./artifacts.ts";
@@ -225,16 +225,7 @@ export async function runEpisode(
       if (typeof startup === "string" && startup) await env.execute({ command: startup }, deps.signal);
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      agent.addMessages({
-        role: "exit",
-        content: err.message,
-        extra: {
-          exit_status: err.name,
-          submission: "",
-          exception_str: err.message,
-          traceback: err.stack ?? "",
-        },
-      });
+      agent.addMessages(errorExitMessage(err));
       await writer.save(agent.messages, trajectoryInfo(agent));
       throw err;
     }

@@ -16,6 +16,8 @@ import { ConfigError, EnvironmentLost, exitMessage } from "../errors.ts";
 import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
 import { runCommand, type RunResult } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
+import { failure, pythonName } from "./_failure.ts";
+import { reprStr } from "../pyrepr.ts";
 
 /** Config of {@link DockerEnvironment}, as found under `environment:` in a config file. */
 export interface DockerEnvironmentConfig {
@@ -241,7 +243,7 @@ export class DockerEnvironment implements Environment {
     if (r.timedOut) {
       // Upstream passes the argv list to subprocess, so Python prints the list's repr.
       const upstreamArgv = [...head, ...c.interpreter, action.command];
-      const text = `Command '[${upstreamArgv.map(pyRepr).join(", ")}]' timed out after ${c.timeout} seconds`;
+      const text = `Command '[${upstreamArgv.map(reprStr).join(", ")}]' timed out after ${c.timeout} seconds`;
       return failure(r.output, "TimeoutExpired", text);
     }
     if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
@@ -324,63 +326,6 @@ export class DockerEnvironment implements Environment {
 }
 
 /**
- * Remove containers left behind by claudius runs that died: those labelled `claudius.pid` whose
- * process is gone (no `/proc/<pid>`, or it is no longer a claudius or deno process). Containers of
- * live runs are kept.
- *
- * @example
- * ```ts
- * const removed = await reapContainers("docker");
- * console.log(`removed ${removed.length} leftover container(s)`);
- * ```
- * @param executable the container CLI (`docker` or `podman`)
- * @param options `dockerHost` sets `DOCKER_HOST` for the engine CLI
- * @returns the names of the removed containers
- * @throws {Error} when the engine cannot list containers
- */
-export async function reapContainers(
-  executable: string,
-  options: { dockerHost?: string } = {},
-): Promise<string[]> {
-  const env = options.dockerHost ? { ...Deno.env.toObject(), DOCKER_HOST: options.dockerHost } : undefined;
-  const run = (args: string[]) =>
-    runCommand([executable, ...args], { timeoutSeconds: 60, ...(env ? { env } : {}) });
-  const list = await run([
-    "ps",
-    "-a",
-    "--filter",
-    "label=claudius.pid",
-    "--format",
-    '{{.Names}}\t{{.Label "claudius.pid"}}',
-  ]);
-  if (list.exitCode !== 0) throw new Error(`Cannot list containers: ${engineError(list.output)}`);
-  const dead: string[] = [];
-  for (const line of list.output.split("\n")) {
-    const [name, pid] = line.trim().split("\t");
-    if (name && pid && /^\d+$/.test(pid) && !(await isClaudiusProcess(Number(pid)))) dead.push(name);
-  }
-  if (dead.length === 0) return [];
-  const rm = await run(["rm", "-f", ...dead]);
-  if (rm.exitCode !== 0) throw new Error(`Cannot remove containers: ${engineError(rm.output)}`);
-  return dead;
-}
-
-/**
- * Whether `pid` is a live process whose command line looks like claudius or deno. Read with `cat`:
- * Deno refuses reads under `/proc/<pid>/` without `--allow-all`, which the compiled binary lacks
- * (every live run then looked dead). When it cannot tell, the process counts as alive.
- */
-async function isClaudiusProcess(pid: number): Promise<boolean> {
-  try {
-    const r = await runCommand(["cat", `/proc/${pid}/cmdline`], { timeoutSeconds: 10 });
-    if (r.exitCode !== 0) return !/no such file/i.test(r.output);
-    return /claudius|deno/.test(r.output);
-  } catch {
-    return true;
-  }
-}
-
-/**
  * ProgramBench's container isolation for `--env docker` with no other config: removed on exit, no
  * network, no ptrace, an init process (fast stop), and 20 CPUs / 60 GB of memory capped at what the
  * host has (the engine refuses more CPUs than exist).
@@ -403,18 +348,8 @@ export function defaultIsolationArgs(hostCpus: number, hostMemBytes: number): st
   return args;
 }
 
-/** An ExecOutput for a command that did not finish normally (upstream's wording). */
-function failure(output: string, type: string, text: string): ExecOutput {
-  return {
-    output,
-    returncode: -1,
-    exception_info: `An error occurred while executing the command: ${text}`,
-    extra: { exception_type: type, exception: text },
-  };
-}
-
 /** The engine's error in one line: the first line mentioning an error, else the last line. */
-function engineError(output: string): string {
+export function engineError(output: string): string {
   const lines = output.split("\n").map((l) => l.trim()).filter((l) => l !== "");
   return lines.find((l) => /error/i.test(l)) ?? lines.at(-1) ?? "no output";
 }
@@ -423,37 +358,9 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** Python's exception class name for an OS error, so trajectories read like upstream's. */
-function pythonName(e: unknown): string {
-  if (e instanceof Deno.errors.NotFound) return "FileNotFoundError";
-  if (e instanceof Deno.errors.PermissionDenied) return "PermissionError";
-  return e instanceof Error ? e.name : "Error";
-}
-
 function randomHex(bytes: number): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0"))
     .join("");
-}
-
-/** Characters Python's `str.isprintable()` rejects (its `repr` escapes them). */
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-/** Python's `repr()` of a str: quote choice, backslash escapes, `\xNN` / `\uNNNN` / `\UNNNNNNNN`. */
-function pyRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === quote || ch === "\\") out += "\\" + ch;
-    else if (ch === "\t") out += "\\t";
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === " " || (cp > 0x20 && cp < 0x7f) || (cp > 0x7f && !NON_PRINTABLE.test(ch))) out += ch;
-    else if (cp <= 0xff) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp <= 0xffff) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += "\\U" + cp.toString(16).padStart(8, "0");
-  }
-  return out + quote;
 }
 
 function resolveConfig(config: DockerEnvironmentConfig): ResolvedDockerConfig {

@@ -8,6 +8,7 @@ import { ConfigError } from "../errors.ts";
 import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
 import { runCommand } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
+import { failure, pythonName } from "./_failure.ts";
 
 /** The `environment` section of a config for `environment_class: local`. */
 export interface LocalEnvironmentConfig {
@@ -34,8 +35,6 @@ export interface ResolvedLocalConfig {
   timeout: number;
   interpreter: string[];
 }
-
-const PREFIX = "An error occurred while executing the command: ";
 
 /**
  * Runs each action as `[...interpreter, command]` on the host.
@@ -131,22 +130,6 @@ export class LocalEnvironment implements Environment {
     this.#closing = new AbortController();
     await Promise.allSettled([...this.#running]);
   }
-}
-
-function failure(output: string, type: string, message: string): ExecOutput {
-  return {
-    output,
-    returncode: -1,
-    exception_info: PREFIX + message,
-    extra: { exception_type: type, exception: message },
-  };
-}
-
-/** Python's exception class name for an OS error, so trajectories read like upstream's. */
-function pythonName(e: unknown): string {
-  if (e instanceof Deno.errors.NotFound) return "FileNotFoundError";
-  if (e instanceof Deno.errors.PermissionDenied) return "PermissionError";
-  return e instanceof Error ? e.name : "Error";
 }
 
 function resolveConfig(config: LocalEnvironmentConfig): ResolvedLocalConfig {

@@ -17,6 +17,9 @@ import {
   typeName,
   Undefined,
 } from "./_python.ts";
+import { reprStr } from "../pyrepr.ts";
+
+export { reprStr };
 
 /** Python `repr(float)`: shortest round trip, exponent when < 1e-4 or >= 1e16. */
 export function formatFloat(n: number): string {
@@ -43,27 +46,6 @@ export function formatFloat(n: number): string {
 /** Python `str(int)`. */
 export function formatInt(n: number): string {
   return Math.abs(n) < 1e21 ? String(n) : BigInt(n).toString();
-}
-
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-
-/** Python `repr(str)`. */
-export function reprStr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    if (ch === quote || ch === "\\") out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch !== " " && (cp < 0x20 || cp === 0x7f || (cp > 0x7f && NON_PRINTABLE.test(ch)))) {
-      if (cp < 0x100) out += "\\x" + cp.toString(16).padStart(2, "0");
-      else if (cp < 0x10000) out += "\\u" + cp.toString(16).padStart(4, "0");
-      else out += "\\U" + cp.toString(16).padStart(8, "0");
-    } else out += ch;
-  }
-  return out + quote;
 }
 
 /** Python `repr(v)`. */

@@ -8,8 +8,8 @@ import {
   defaultIsolationArgs,
   DockerEnvironment,
   type DockerEnvironmentConfig,
-  reapContainers,
 } from "../../src/environments/docker.ts";
+import { reapContainers } from "../../src/environments/reap.ts";
 import { runCommand } from "../../src/environments/_process.ts";
 import { ConfigError, EnvironmentLost } from "../../src/errors.ts";
 

@@ -21,7 +21,8 @@ function hex(h: string): Uint8Array {
  * `bash`: Deno lets a script list /proc only with --allow-all, and the test task grants less.
  */
 async function liveMembers(pgid: number): Promise<number[]> {
-  const script = 'for s in /proc/[0-9]*/stat; do read -r l < "$s" 2>/dev/null && echo "${s//[^0-9]/} ${l##*) }"; done';
+  const script =
+    'for s in /proc/[0-9]*/stat; do read -r l < "$s" 2>/dev/null && echo "${s//[^0-9]/} ${l##*) }"; done';
   const out = await new Deno.Command("bash", { args: ["-c", script], stderr: "null" }).output();
   return new TextDecoder().decode(out.stdout).split("\n").flatMap((line) => {
     const [pid, state, , pg] = line.split(" ");
