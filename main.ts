@@ -10,6 +10,7 @@ import { flagsToConfig } from "./src/cli.ts";
 import { loadConfig } from "./src/config.ts";
 import { ConfigError, exitMessage, Interrupted } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
+import type { Environment } from "./src/types.ts";
 import { formatForDisplay } from "./src/display.ts";
 import { defaultIsolationArgs } from "./src/environments/docker.ts";
 import { reapContainers } from "./src/environments/reap.ts";
@@ -81,8 +82,6 @@ async function run(flags: RunFlags): Promise<number> {
   const hostEnv = await hostEnvironment();
   const cwd = Deno.cwd();
   const config = await resolveFlagsConfig(flags);
-  const envClass = String(config.environment.environment_class);
-  if (envClass === "local" && typeof flags.cwd === "string") await Deno.mkdir(flags.cwd, { recursive: true });
 
   let task = flags.task;
   if (flags.taskFile !== undefined) task = await Deno.readTextFile(flags.taskFile);
@@ -95,9 +94,16 @@ async function run(flags: RunFlags): Promise<number> {
 
   const controller = new AbortController();
   let signals = 0;
+  let env: Environment | undefined;
   const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
-    if (++signals > 1) Deno.exit(EXIT_CODES[name === "SIGINT" ? "Interrupted" : "Terminated"]);
     const status = name === "SIGINT" ? "Interrupted" : "Terminated";
+    if (++signals > 1) {
+      // Forced: no more waiting for the run, but the container still goes (bounded).
+      err(`claudius: ${name} again: removing the environment and exiting`);
+      const deadline = new Promise((resolve) => setTimeout(resolve, 10_000));
+      Promise.race([env?.close(), deadline]).finally(() => Deno.exit(EXIT_CODES[status]));
+      return;
+    }
     err(`claudius: ${name} received, ending the run (again to force)`);
     controller.abort(new Interrupted(exitMessage(status)));
   };
@@ -111,6 +117,7 @@ async function run(flags: RunFlags): Promise<number> {
       signal: controller.signal,
       runId: crypto.randomUUID().slice(0, 8),
       cwd,
+      onEnvironment: (e) => (env = e),
       ...(flags.verbose ? { onMessage: (m) => err(formatForDisplay(m, color)) } : {}),
     });
     err(`claudius: ${result.exit_status}; trajectory saved to ${outputPath}`);

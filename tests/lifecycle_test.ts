@@ -339,3 +339,23 @@ lifecycleTest("DockerEnvironment.start() aborted removes a container the daemon 
   if (left) await docker("rm", "-f", left);
   assertEquals(left, "", `start() returned after ${Date.now() - t0} ms and left a container`);
 });
+
+lifecycleTest("claudius --env docker removes its container on a second SIGINT too", async () => {
+  const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
+  try {
+    const run = await spawnDocker(server.url);
+    await waitFor(() => server.requests.length === 1);
+    const [name] = await containersOf(run.child.pid);
+    assert(name, "no container while the run is live");
+    await waitFor(async () => (await docker("exec", name, "ps")).out.includes("sleep 60"));
+    run.child.kill("SIGINT");
+    await new Promise((r) => setTimeout(r, 30));
+    run.child.kill("SIGINT");
+    const r = await finish(run);
+    assertEquals(r.code, 130, r.stderr);
+    assertMatch(r.stderr, /SIGINT again: removing the environment/);
+    assertEquals(await containersOf(run.child.pid), []);
+  } finally {
+    await server.close();
+  }
+});
