@@ -67,6 +67,12 @@ export class ChatModel implements Model {
   readonly #format: ActionFormat;
   readonly #regex: RegExp;
   readonly #formatErrorTemplate: string;
+  /**
+   * Each message as sent (without `extra`), made once per message: the list is append-only and
+   * messages are never changed once appended, so a stable object lets the client reuse its
+   * serialisation instead of re-serialising the whole history every step.
+   */
+  readonly #sent = new WeakMap<Message, Message>();
 
   /**
    * @param config the resolved `model` section
@@ -91,7 +97,14 @@ export class ChatModel implements Model {
 
   /** Query the model; parse its actions or throw {@link FormatError} with the billed cost. */
   async query(messages: Message[], signal?: AbortSignal): Promise<Message> {
-    const prepared = messages.map(({ extra: _, ...rest }) => rest as Message);
+    const prepared = messages.map((m) => {
+      let sent = this.#sent.get(m);
+      if (sent === undefined) {
+        const { extra: _, ...rest } = m;
+        this.#sent.set(m, sent = rest as Message);
+      }
+      return sent;
+    });
     const completion = await this.#client.complete(
       this.#format === "toolcall" ? { messages: prepared, tools: [BASH_TOOL] } : { messages: prepared },
       signal,

@@ -80,10 +80,9 @@ export class TrajectoryWriter {
     const tail = (messages.length ? "\n  ]" : "]") + ',\n  "info": ' +
       JSON.stringify(info, null, 2).replaceAll("\n", "\n  ") +
       "\n}\n";
-    const bodyBytes = new TextEncoder().encode(body).length;
-    const end = this.#tailAt + await this.#write(body + tail, this.#tailAt);
-    await this.#file!.truncate(end);
-    this.#tailAt += bodyBytes;
+    const written = await this.#write(body + tail, this.#tailAt);
+    await this.#file!.truncate(this.#tailAt + written);
+    this.#tailAt += written - new TextEncoder().encode(tail).length; // the body's bytes, not re-encoded
     this.#written = messages.length;
   }
 

@@ -97,7 +97,7 @@ export class BoundedCapture {
     if (this.#head === null) {
       return { text: this.#pieces.join(""), totalChars: this.#total, truncated: false };
     }
-    const tail = lastCodePoints(this.#decodeRing(), this.#max - this.#half);
+    const tail = this.#ringTail(this.#max - this.#half);
     const elided = this.#total - this.#half - codePointLength(tail);
     return {
       text: `${this.#head}\n[claudius: ${elided} characters elided]\n${tail}`,
@@ -139,16 +139,26 @@ export class BoundedCapture {
     this.#written += bytes.length;
   }
 
-  #decodeRing(): string {
+  /**
+   * The last `want` code points held by the ring. Decodes only the ring's last bytes, doubling the
+   * window until it holds a few code points more than wanted (a window starting inside a sequence
+   * or between `\r` and `\n` only alters its first code point or few), so an ASCII tail costs
+   * `want` bytes, not the whole 4-bytes-per-code-point ring.
+   */
+  #ringTail(want: number): string {
     const size = this.#ringSize;
-    let bytes = this.#ring.subarray(0, this.#written);
-    if (this.#written > size) {
-      const at = this.#written % size;
-      bytes = new Uint8Array(size);
-      bytes.set(this.#ring.subarray(at), 0);
-      bytes.set(this.#ring.subarray(0, at), size - at);
+    const held = Math.min(this.#written, size);
+    const end = this.#written > size ? this.#written % size : this.#written; // one past the newest byte
+    for (let window = Math.min(held, want + 8);; window = Math.min(held, window * 2)) {
+      const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+      const start = end - window;
+      const text = start >= 0 ? decoder.decode(this.#ring.subarray(start, end)) : decoder.decode(
+        this.#ring.subarray(size + start),
+        { stream: true },
+      ) + decoder.decode(this.#ring.subarray(0, end));
+      const tail = lastCodePoints(text.replace(/\r\n?/g, "\n"), want + 4);
+      if (window === held || codePointLength(tail) >= want + 4) return lastCodePoints(tail, want);
     }
-    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes).replace(/\r\n?/g, "\n");
   }
 
   /** Python's universal newlines, across chunk boundaries: a `\r` ending one chunk eats a leading `\n`. */

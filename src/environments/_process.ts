@@ -10,6 +10,8 @@ import { BoundedCapture } from "./_capture.ts";
 /** Default cap on characters (code points) of output kept in memory: 4 MiB. */
 export const CAPTURE_CAP: number = 4 * 1024 * 1024;
 
+/** Bytes read from the pipe at a time. */
+const READ_CHUNK = 64 * 1024;
 /** After a kill, how long to wait for the pipe to close (a process that left the group may hold it). */
 const DRAIN_MS = 1500;
 /** How long `onKill` may take before the local group is killed anyway. */
@@ -103,13 +105,17 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
   }
 
   const capture = new BoundedCapture(opts.maxChars ?? CAPTURE_CAP);
-  const reader = child.stdout.getReader();
+  // A BYOB reader filling one reused buffer: a flood then allocates nothing per read (the default
+  // reader hands out a fresh 64 KiB array per chunk, garbage that peaks at tens of MiB per GB).
+  const reader = child.stdout.getReader({ mode: "byob" });
   const pump = (async () => {
     try {
+      let buffer = new ArrayBuffer(READ_CHUNK);
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
+        const { done, value } = await reader.read(new Uint8Array(buffer));
+        if (done || value === undefined) return;
         capture.push(value);
+        buffer = value.buffer;
       }
     } catch {
       // Cancelled after a kill, or the pipe broke: keep what was read.

@@ -1,0 +1,321 @@
+/**
+ * `deno task bench`: claudius as a subprocess against the in-process loopback fake server (answering
+ * at once from a script), every figure beside its physical floor measured in the same run. Prints a
+ * Markdown table and writes `bench-results.json` at the repository root.
+ *
+ * Scenarios: start-up; a 1,000-step episode whose every command prints ~2,000 characters (per-step
+ * gap, growth, peak RSS, bytes written); SIGKILL recovery; a 1 GB output flood; the per-action cost
+ * of `true` in the local and (when an engine answers) the docker environment. Arguments pick
+ * scenarios by name (`startup long sigkill flood true docker`); none runs them all.
+ *
+ * @module
+ */
+import { readTrajectory } from "../../src/trajectory.ts";
+import { runFlags } from "./_child.ts";
+import { episode, REPO } from "./_episode.ts";
+import { denoEmptyRun, stepFloors } from "./_floors.ts";
+import { machine, machineLine, markdownTable, type Row } from "./_report.ts";
+import { median, quantile, round } from "./_stats.ts";
+
+/** ~2,000 printable characters per step (1,500 random bytes in base64, 100 per line). */
+const PRINT_2000 = "head -c 1500 /dev/urandom | base64 -w 100";
+const FLOOD_BYTES = 1_000_000_000;
+const STEPS = 1000;
+const STARTUP_RUNS = 10;
+
+const ms = (x: number) => `${round(x, 2)} ms`;
+const mib = (kib: number) => `${round(kib / 1024, 1)} MiB`;
+const x = (a: number, b: number) => `${round(a / b, 2)}x`;
+const log = (line: string) => console.error(`bench: ${line}`);
+
+async function startup(tmp: string): Promise<Row[]> {
+  const empty = `${tmp}/empty.ts`;
+  await Deno.writeTextFile(empty, "");
+  const floor: number[] = [];
+  const value: number[] = [];
+  for (let i = 0; i <= STARTUP_RUNS; i++) {
+    const f = await denoEmptyRun(empty);
+    const e = await episode(`${tmp}/startup${i}`, []);
+    if (e.run.code !== 0) {
+      throw new Error(`Cannot measure start-up: claudius exited ${e.run.code}\n${e.run.stderr}`);
+    }
+    if (i === 0) continue; // warm-up
+    floor.push(f);
+    value.push(e.server.requests[0]!.receivedAt - e.run.spawnedAt);
+  }
+  const v = median(value), f = median(floor);
+  return [{
+    figure: `start-up: spawn -> first request (median of ${STARTUP_RUNS})`,
+    value: ms(v),
+    floor: `${ms(f)} (\`deno run\` of an empty file, spawn -> exit)`,
+    ratio: x(v, f),
+    budget: "<= 2x",
+    met: v <= 2 * f,
+  }];
+}
+
+async function longEpisode(tmp: string): Promise<{ rows: Row[]; json: Record<string, unknown> }> {
+  const dir = `${tmp}/long`;
+  const e = await episode(dir, Array(STEPS - 1).fill(PRINT_2000), { pollMs: 250 });
+  if (e.run.code !== 0) throw new Error(`Cannot run the long episode: exit ${e.run.code}\n${e.run.stderr}`);
+  const { data } = await readTrajectory(e.trajectory);
+  const size = (await Deno.stat(e.trajectory)).size;
+  e.server.requests.length = 0; // drop what the server recorded before measuring the floor
+  log(`long episode done (${e.gaps.length} gaps); measuring its floor`);
+  const fl = await stepFloors(PRINT_2000, e.trajectory, e.gaps.length, `${dir}/ws`);
+  const g = e.gaps, t = fl.total;
+  const first = (a: number[]) => median(a.slice(0, 100));
+  const last = (a: number[]) => median(a.slice(-100));
+  const gapGrowth = last(g) - first(g), floorGrowth = last(t) - first(t);
+  const rows: Row[] = [
+    {
+      figure: `per-step gap, median (${g.length} steps, ~2,000 chars each)`,
+      value: ms(median(g)),
+      floor: `${ms(median(t))} (bash -c alone ${ms(median(fl.cmd))} + stringify & POST ${
+        ms(median(fl.send))
+      })`,
+      ratio: x(median(g), median(t)),
+      budget: "<= 1.5x",
+      met: median(g) <= 1.5 * median(t),
+    },
+    {
+      figure: "per-step gap, p95",
+      value: ms(quantile(g, 0.95)),
+      floor: ms(quantile(t, 0.95)),
+      ratio: x(quantile(g, 0.95), quantile(t, 0.95)),
+      budget: "",
+      met: null,
+    },
+    {
+      figure: "per-step gap, median of first 100 steps",
+      value: ms(first(g)),
+      floor: ms(first(t)),
+      ratio: x(first(g), first(t)),
+      budget: "",
+      met: null,
+    },
+    {
+      figure: "per-step gap, median of last 100 steps",
+      value: ms(last(g)),
+      floor: ms(last(t)),
+      ratio: x(last(g), last(t)),
+      budget: "",
+      met: null,
+    },
+    {
+      figure: "growth: last-100 median - first-100 median",
+      value: ms(gapGrowth),
+      floor: `${ms(floorGrowth)} (floor's own growth)`,
+      ratio: `+${ms(gapGrowth - floorGrowth)}`,
+      budget: "<= floor's growth (+0.5 ms noise)",
+      met: gapGrowth <= floorGrowth + 0.5,
+    },
+    {
+      figure: `peak RSS, ${STEPS}-step episode`,
+      value: mib(e.run.peakRssKiB),
+      floor: `${mib(fl.peakRssKiB)} (the floor's own Deno process: same commands and requests)`,
+      ratio: x(e.run.peakRssKiB, fl.peakRssKiB),
+      budget: "<= 80 MiB",
+      met: e.run.peakRssKiB <= 80 * 1024,
+    },
+    {
+      figure: "bytes written by claudius's threads (trajectory + log lines)",
+      value: `${round(e.run.ownWriteBytes / 1e6, 2)} MB`,
+      floor: `${round(size / 1e6, 2)} MB (final trajectory size)`,
+      ratio: x(e.run.ownWriteBytes, size),
+      budget: "<= 5x",
+      met: e.run.ownWriteBytes <= 5 * size,
+    },
+  ];
+  const json = {
+    gaps: g.map((v) => round(v, 3)),
+    floor_cmd: fl.cmd.map((v) => round(v, 3)),
+    floor_send: fl.send.map((v) => round(v, 3)),
+    peak_rss_kib: e.run.peakRssKiB,
+    own_write_bytes: e.run.ownWriteBytes,
+    trajectory_bytes: size,
+    messages: data.messages.length,
+  };
+  await Deno.remove(dir, { recursive: true });
+  return { rows, json };
+}
+
+async function sigkill(tmp: string): Promise<Row[]> {
+  const trials = 5;
+  let ok = 0;
+  const details: string[] = [];
+  for (let k = 0; k < trials; k++) {
+    const steps = 40;
+    let killedAfter = -1;
+    const killAt = 5 + Math.floor(Math.random() * 30);
+    const delay = Math.random() * 4; // ms after the request: inside the step (model, exec, save)
+    const e = await episode(`${tmp}/kill${k}`, Array(steps).fill(PRINT_2000), {
+      onRequest: (index, pid) => {
+        if (index !== killAt) return;
+        killedAfter = index; // requests 0..index arrived: steps 0..index-1 completed and saved
+        setTimeout(() => Deno.kill(pid, "SIGKILL"), delay);
+      },
+    });
+    const got = await readTrajectory(e.trajectory).then((t) => t.data.messages.length, () => -1);
+    const want = 2 + 2 * killedAfter;
+    const good = e.run.code !== 0 && killedAfter >= 0 && got >= want;
+    if (good) ok++;
+    details.push(`${got}/${want}`);
+  }
+  return [{
+    figure: `SIGKILL mid-episode: trajectory recovered up to the last completed step`,
+    value: `${ok}/${trials}`,
+    floor: `messages recovered/needed: ${details.join(", ")}`,
+    ratio: "",
+    budget: "all",
+    met: ok === trials,
+  }];
+}
+
+async function flood(tmp: string): Promise<Row[]> {
+  const e = await episode(`${tmp}/flood`, [`yes | head -c ${FLOOD_BYTES}`], { pollMs: 100 });
+  if (e.run.code !== 0) throw new Error(`Cannot run the flood: exit ${e.run.code}\n${e.run.stderr}`);
+  const seconds = e.gaps[0]! / 1000;
+  const t0 = performance.now();
+  const cat = await new Deno.Command("bash", {
+    args: ["-c", `yes | head -c ${FLOOD_BYTES} | /usr/bin/time -f %M cat > /dev/null`],
+    stderr: "piped",
+  }).output();
+  const catSeconds = (performance.now() - t0) / 1000;
+  const catKiB = Number(/(\d+)\s*$/.exec(new TextDecoder().decode(cat.stderr))?.[1] ?? NaN);
+  await Deno.remove(`${tmp}/flood`, { recursive: true });
+  const mbs = (s: number) => `${round(FLOOD_BYTES / 1e6 / s, 0)} MB/s`;
+  return [
+    {
+      figure: "1 GB output flood: peak RSS",
+      value: mib(e.run.peakRssKiB),
+      floor: `${Number.isFinite(catKiB) ? mib(catKiB) : "?"} (\`cat > /dev/null\` of the same stream)`,
+      ratio: "",
+      budget: "<= 100 MiB",
+      met: e.run.peakRssKiB <= 100 * 1024,
+    },
+    {
+      figure: "1 GB output flood: throughput (the whole step)",
+      value: mbs(seconds),
+      floor: `${mbs(catSeconds)} (\`yes | head -c 1e9 | cat > /dev/null\`)`,
+      ratio: x(catSeconds, seconds),
+      budget: "",
+      met: null,
+    },
+  ];
+}
+
+async function trueActions(tmp: string, name: string, args: string[], floorCommand: string | string[]) {
+  const steps = 100;
+  const e = await episode(`${tmp}/${name}`, Array(steps).fill("true"), { args });
+  if (e.run.code !== 0) {
+    throw new Error(`Cannot run the ${name} episode: exit ${e.run.code}\n${e.run.stderr}`);
+  }
+  const fl = await stepFloors(floorCommand, e.trajectory, e.gaps.length, `${tmp}/${name}/ws`);
+  await Deno.remove(`${tmp}/${name}`, { recursive: true });
+  return { gap: median(e.gaps), cmd: median(fl.cmd), send: median(fl.send) };
+}
+
+async function localTrue(tmp: string): Promise<Row[]> {
+  const r = await trueActions(tmp, "true", [], "true");
+  return [{
+    figure: "local action `true`: per-step gap, median (100 steps)",
+    value: ms(r.gap),
+    floor: `${ms(r.cmd + r.send)} (bash -c true ${ms(r.cmd)} + stringify & POST ${ms(r.send)})`,
+    ratio: `+${ms(r.gap - r.cmd - r.send)} overhead`,
+    budget: "",
+    met: null,
+  }];
+}
+
+async function dockerTrue(tmp: string): Promise<Row[]> {
+  const image = "claudius-test-tiny:latest";
+  const figure = "docker action `true`: per-step gap, median (100 steps)";
+  const quiet = { stdin: "null", stdout: "piped", stderr: "null" } as const;
+  const ok = async (args: string[]) => {
+    try {
+      return (await new Deno.Command("docker", { args, ...quiet, signal: AbortSignal.timeout(10_000) })
+        .output())
+        .success;
+    } catch {
+      return false;
+    }
+  };
+  if (!await ok(["info"])) {
+    return [{ figure, value: "skipped (no engine)", floor: "", ratio: "", budget: "", met: null }];
+  }
+  if (!await ok(["image", "inspect", image])) {
+    return [{ figure, value: `skipped (no image ${image})`, floor: "", ratio: "", budget: "", met: null }];
+  }
+  const run = await new Deno.Command("docker", {
+    args: ["run", "-d", "--rm", image, "sleep", "600"],
+    ...quiet,
+  })
+    .output();
+  const ctr = new TextDecoder().decode(run.stdout).trim();
+  try {
+    const r = await trueActions(tmp, "docker", ["--env", "docker", "--image", image], [
+      "docker",
+      "exec",
+      ctr,
+      "true",
+    ]);
+    return [{
+      figure,
+      value: ms(r.gap),
+      floor: `${ms(r.cmd + r.send)} (bare \`docker exec <ctr> true\` ${ms(r.cmd)} + stringify & POST ${
+        ms(r.send)
+      })`,
+      ratio: `+${ms(r.gap - r.cmd - r.send)} overhead`,
+      budget: "",
+      met: null,
+    }];
+  } finally {
+    await new Deno.Command("docker", { args: ["rm", "-f", ctr], ...quiet }).output();
+  }
+}
+
+if (import.meta.main) {
+  const started = performance.now();
+  const tmp = await Deno.makeTempDir({ prefix: "claudius-bench-" });
+  const rows: Row[] = [];
+  const json: Record<string, unknown> = {};
+  try {
+    const scenarios: [string, (tmp: string) => Promise<Row[]>][] = [
+      ["startup", startup],
+      ["long", async (t) => {
+        const long = await longEpisode(t);
+        json.long_episode = long.json;
+        return long.rows;
+      }],
+      ["sigkill", sigkill],
+      ["flood", flood],
+      ["true", localTrue],
+      ["docker", dockerTrue],
+    ];
+    for (const [name, run] of scenarios) {
+      if (Deno.args.length > 0 && !Deno.args.includes(name)) continue;
+      log(name);
+      rows.push(...await run(tmp));
+    }
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  const m = machine();
+  const seconds = round((performance.now() - started) / 1000, 1);
+  const table = markdownTable(rows);
+  await Deno.writeTextFile(
+    `${REPO}bench-results.json`,
+    JSON.stringify(
+      { machine: m, seconds, command: "deno task bench", flags: runFlags(), rows, raw: json },
+      null,
+      2,
+    ) + "\n",
+  );
+  const flags = runFlags().join(" ");
+  console.log(
+    `Machine: ${machineLine(m)}. Command: \`deno task bench\` (${seconds} s); claudius runs as ` +
+      `\`deno run ${flags} main.ts ...\`.\n\n${table}`,
+  );
+  Deno.exit(rows.every((r) => r.met !== false) ? 0 : 1);
+}
