@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseEnv } from "node:util";
+import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
 import { flagsToConfig } from "./src/cli.ts";
 import { loadConfig } from "./src/config.ts";
@@ -12,12 +12,7 @@ import { ConfigError, exitMessage, Interrupted } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
 import type { Environment } from "./src/types.ts";
 import { formatForDisplay } from "./src/display.ts";
-import { defaultIsolationArgs } from "./src/environments/docker.ts";
-import { reapContainers } from "./src/environments/reap.ts";
 import type { BatchFlags } from "./src/batch/cli.ts";
-import { BATCH_HELP } from "./src/batch/cli.ts";
-import { runBatch } from "./src/batch/run_batch.ts";
-import { formatDuration } from "./src/batch/progress.ts";
 
 const EXIT_CODES: Record<string, number> = {
   Submitted: 0,
@@ -33,7 +28,7 @@ const err = (line: string) => console.error(line);
 
 async function readDotEnv(path: string): Promise<Record<string, string>> {
   try {
-    return parseEnv(await Deno.readTextFile(path)) as Record<string, string>;
+    return parseDotEnv(await Deno.readTextFile(path));
   } catch {
     return {};
   }
@@ -73,12 +68,16 @@ async function resolveFlagsConfig(flags: RunFlags) {
   );
   if ((envClass === "docker" || envClass === "podman") && !runArgsSet) {
     const mem = Deno.systemMemoryInfo().total;
+    const { defaultIsolationArgs } = await import("./src/environments/docker.ts");
     config.environment.run_args = defaultIsolationArgs(navigator.hardwareConcurrency, mem);
   }
   return config;
 }
 
 async function run(flags: RunFlags): Promise<number> {
+  // Deno initialises its fetch machinery lazily (~10 ms on the first request); do it while the
+  // config loads and the environment starts, not on the critical path to the first model call.
+  fetch("data:,").then((r) => r.body?.cancel(), () => {});
   const hostEnv = await hostEnvironment();
   const cwd = Deno.cwd();
   const config = await resolveFlagsConfig(flags);
@@ -128,6 +127,8 @@ async function run(flags: RunFlags): Promise<number> {
 }
 
 async function batch(flags: BatchFlags): Promise<number> {
+  const { runBatch } = await import("./src/batch/run_batch.ts");
+  const { formatDuration } = await import("./src/batch/progress.ts");
   const hostEnv = await hostEnvironment();
   const config = await resolveFlagsConfig(flags);
   const graceful = new AbortController();
@@ -205,6 +206,7 @@ async function main(argv: string[]): Promise<number> {
     case "reap": {
       const hosts = command.dockerHost.length ? command.dockerHost : [undefined];
       for (const host of hosts) {
+        const { reapContainers } = await import("./src/environments/reap.ts");
         const removed = await reapContainers(command.executable, host ? { dockerHost: host } : {});
         for (const id of removed) console.log(`removed ${id}`);
       }
@@ -212,12 +214,15 @@ async function main(argv: string[]): Promise<number> {
     }
     case "run":
       return await run(command.flags);
-    case "batch":
-      if (command.flags === "help") {
+    case "batch": {
+      const { BATCH_HELP, parseBatchArgs } = await import("./src/batch/cli.ts");
+      const flags = parseBatchArgs(command.argv);
+      if (flags === "help") {
         console.log(BATCH_HELP);
         return 0;
       }
-      return await batch(command.flags);
+      return await batch(flags);
+    }
   }
 }
 

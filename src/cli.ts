@@ -3,20 +3,10 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { type BatchFlags, parseBatchArgs } from "./batch/cli.ts";
+import { type FlagSpec, parseFlags, UsageError } from "./flags.ts";
+import { VERSION } from "./version.ts";
 
-/** The version printed by `--version` and written into trajectories. */
-export const VERSION = "0.1.0";
-
-/** A bad command line: printed with a hint, exit code 2. */
-export class UsageError extends TypeError {
-  /** @param message one line naming the flag and the problem */
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
+export { UsageError, VERSION };
 
 /** Options of a single run (`claudius [flags]`). */
 export interface RunFlags {
@@ -42,7 +32,8 @@ export type Command =
   | { kind: "version" }
   | { kind: "run"; flags: RunFlags }
   | { kind: "reap"; dockerHost: string[]; executable: string; verbose: boolean }
-  | { kind: "batch"; flags: BatchFlags | "help" };
+  /** `claudius batch ARGS`: parsed by `src/batch/cli.ts`, loaded only for batches. */
+  | { kind: "batch"; argv: string[] };
 
 /** Hand-written help text. */
 export const HELP =
@@ -68,7 +59,7 @@ Options:
       --cwd DIR            environment.cwd (local default: ./workspace, created)
   -c, --config SPEC        config file, built-in name (default, textbased) or key=value; repeatable,
                            merged left to right; built-in 'default' is used unless a file is given
-  -o, --output FILE        trajectory path (default runs/<UTC timestamp>.traj.json)
+  -o, --output FILE        trajectory path (default runs/<UTC timestamp>.json)
   -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
       --version            print the version
   -h, --help               print this help
@@ -92,7 +83,7 @@ function num(flag: string, value: string | undefined, integer: boolean): number 
  * @throws {UsageError} for unknown flags, missing values, bad numbers
  */
 export function parseCommand(argv: string[]): Command {
-  if (argv[0] === "batch") return { kind: "batch", flags: parseBatchArgs(argv.slice(1)) };
+  if (argv[0] === "batch") return { kind: "batch", argv: argv.slice(1) };
   if (argv[0] === "reap") {
     const { values } = parse(argv.slice(1), {
       "docker-host": { type: "string", multiple: true },
@@ -157,17 +148,10 @@ export function parseCommand(argv: string[]): Command {
   return { kind: "run", flags };
 }
 
-type Options = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
-
-function parse(argv: string[], options: Options): { values: Record<string, unknown> } {
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-    return { values };
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(String((e as Error).message).split("\n")[0]!.replace(/\. To specify.*$/, ""));
-  }
+function parse(argv: string[], options: Record<string, FlagSpec>): { values: Record<string, unknown> } {
+  const { values, positionals } = parseFlags(argv, options);
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  return { values };
 }
 
 /** The config layer the flags add on top of every `-c` (later wins). */

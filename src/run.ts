@@ -10,14 +10,11 @@ import type { ResolvedConfig } from "./config.ts";
 import { ConfigError, errorExitMessage } from "./errors.ts";
 import { type ActionFormat, ChatModel, type ChatModelConfig } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
-import { saveArtifacts } from "./artifacts.ts";
-import { VERSION } from "./cli.ts";
+import { VERSION } from "./version.ts";
 import { LocalEnvironment, type LocalEnvironmentConfig } from "./environments/local.ts";
-import { DockerEnvironment, type DockerEnvironmentConfig } from "./environments/docker.ts";
-import { BubblewrapEnvironment, type BubblewrapEnvironmentConfig } from "./environments/bubblewrap.ts";
+import type { DockerEnvironmentConfig } from "./environments/docker.ts";
+import type { BubblewrapEnvironmentConfig } from "./environments/bubblewrap.ts";
 import { OpenAIClient, type OpenAIClientConfig } from "./models/openai.ts";
-import { ScriptedClient } from "./models/scripted.ts";
-import { loadScript, parseScript } from "./models/_script.ts";
 import type { ChatClient, Environment, Json, Message, Model, Vars } from "./types.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
@@ -96,6 +93,9 @@ export async function makeModel(
   }
   let client: ChatClient;
   if (spec.transport === "scripted") {
+    // Loaded on demand, like the container environments: start-up pays only for what runs.
+    const { loadScript, parseScript } = await import("./models/_script.ts");
+    const { ScriptedClient } = await import("./models/scripted.ts");
     const replies = config.replies !== undefined
       ? parseScript(config.replies, "model.replies")
       : config.script !== undefined
@@ -141,10 +141,12 @@ export async function makeEnvironment(
     case "bubblewrap": {
       const cwd = resolvePath(String(config.cwd || "workspace"), deps.cwd);
       await Deno.mkdir(cwd, { recursive: true });
+      const { BubblewrapEnvironment } = await import("./environments/bubblewrap.ts");
       return new BubblewrapEnvironment({ ...config, cwd } as BubblewrapEnvironmentConfig, deps);
     }
     case "docker":
     case "podman":
+      const { DockerEnvironment } = await import("./environments/docker.ts");
       return new DockerEnvironment(
         {
           ...(cls === "podman" ? { executable: "podman" } : {}),
@@ -233,6 +235,7 @@ export async function runEpisode(
     return { result, agent, bytesWritten: writer.bytesWritten };
   } finally {
     if (started && (config.run.save_tarball || config.run.save_patch)) {
+      const { saveArtifacts } = await import("./artifacts.ts");
       const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
       if (Object.keys(errors).length) {
         const info = { ...(trajectoryInfo(agent) as Record<string, Json>), artifact_errors: errors };

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { type RunFlags, UsageError } from "../cli.ts";
+import type { RunFlags } from "../cli.ts";
+import { type FlagSpec, parseFlags, UsageError } from "../flags.ts";
 import type { DockerHostSpec } from "./run_batch.ts";
 import { parseShard, parseSlice } from "./select.ts";
 
@@ -52,7 +52,7 @@ Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<unix 
 Exit codes: 0 every selected instance finished, 1 some did not (rerun to retry), 2 usage or config
 error, 130 / 143 stopped by SIGINT / SIGTERM (a second signal stops at once).`;
 
-const OPTIONS = {
+const OPTIONS: Record<string, FlagSpec> = {
   output: { type: "string", short: "o" },
   workers: { type: "string", short: "w" },
   config: { type: "string", short: "c", multiple: true },
@@ -74,7 +74,7 @@ const OPTIONS = {
   "docker-host": { type: "string", multiple: true },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
-} as const;
+};
 
 function count(flag: string, value: string | undefined, min: number): number | undefined {
   if (value === undefined) return undefined;
@@ -113,18 +113,7 @@ export function parseDockerHost(spec: string): DockerHostSpec {
  * @throws {UsageError} unknown flags, missing INSTANCES, bad numbers, slices, shards or regexes
  */
 export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
-  let values: Record<string, unknown>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (e) {
-    throw new UsageError(String((e as Error).message).split("\n")[0]!.replace(/\. To specify.*$/, ""));
-  }
+  const { values, positionals } = parseFlags(argv, OPTIONS);
   if (values.help) return "help";
   if (positionals.length !== 1) {
     throw new UsageError(

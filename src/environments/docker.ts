@@ -194,8 +194,8 @@ export class DockerEnvironment implements Environment {
     this.#id = id;
     this.#deps.log?.(`Started container ${name} (${id.slice(0, 12)}) from ${c.image}`);
     try {
-      this.#uname = await probeUname(async (script) => {
-        const p = await runCommand([c.executable, "exec", id, "sh", "-c", script], {
+      this.#uname = await probeUname(async (argv) => {
+        const p = await runCommand([c.executable, "exec", id, ...argv], {
           timeoutSeconds: HOUSEKEEPING_TIMEOUT,
           ...this.#env(),
         });

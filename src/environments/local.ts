@@ -77,13 +77,19 @@ export class LocalEnvironment implements Environment {
   /** Probe the host's uname once (cached). */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.#uname !== null) return;
-    this.#uname = await probeUname(async (script) => {
-      const r = await runCommand(["bash", "-c", script], {
-        timeoutSeconds: 10,
+    // One direct `uname` process: the host's uname does not depend on the interpreter.
+    this.#uname = await probeUname(async ([program, ...args]) => {
+      const r = await new Deno.Command(program!, {
+        args,
+        stdin: "null",
+        stderr: "piped",
         ...(signal ? { signal } : {}),
-      });
-      if (r.exitCode !== 0) throw new Error(`Cannot probe uname: exit ${r.exitCode}: ${r.output.trim()}`);
-      return r.output;
+      })
+        .output();
+      if (!r.success) {
+        throw new Error(`Cannot probe uname: exit ${r.code}: ${new TextDecoder().decode(r.stderr).trim()}`);
+      }
+      return new TextDecoder().decode(r.stdout);
     });
   }
 

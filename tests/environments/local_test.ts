@@ -128,10 +128,20 @@ Deno.test("LocalEnvironment.templateVars() gives config and uname, never the hos
   assertEquals(env.type, "LocalEnvironment");
 });
 
-Deno.test("probeUname() rejects output that is not five lines", async () => {
-  let err: unknown;
-  await probeUname(() => Promise.resolve("Linux\n")).catch((e) => (err = e));
-  assert(err instanceof Error && err.message.startsWith("Cannot probe uname"));
+Deno.test("probeUname() parses one uname -snrvm line and rejects anything else", async () => {
+  const line = "Linux box 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01) x86_64\n";
+  assertEquals(await probeUname((argv) => Promise.resolve(argv.join(" ") === "uname -snrvm" ? line : "")), {
+    system: "Linux",
+    node: "box",
+    release: "6.1.0-18-amd64",
+    version: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)",
+    machine: "x86_64",
+  });
+  for (const bad of ["Linux\n", "a b c d\n", "a b c d e\nf\n"]) {
+    let err: unknown;
+    await probeUname(() => Promise.resolve(bad)).catch((e) => (err = e));
+    assert(err instanceof Error && err.message.startsWith("Cannot probe uname"), bad);
+  }
 });
 
 Deno.test("LocalEnvironment() rejects ill-typed config fields", () => {

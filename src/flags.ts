@@ -1,0 +1,78 @@
+/**
+ * A small command-line flag parser (the subset of `node:util` `parseArgs` claudius uses): importing
+ * `node:util` costs ~5 ms of start-up, more than this whole file.
+ *
+ * @module
+ */
+
+/** A bad command line: printed with a hint, exit code 2. */
+export class UsageError extends TypeError {
+  /** @param message one line naming the flag and the problem */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** One flag: `--name VALUE` / `--name=VALUE` (string) or `--name` (boolean); `short` is `-x`. */
+export interface FlagSpec {
+  type: "string" | "boolean";
+  short?: string;
+  /** Repeatable: the values are collected in order. */
+  multiple?: boolean;
+}
+
+/** Parsed flags: `string`, `boolean` or `string[]` (multiple) by long name, plus positionals. */
+export interface ParsedFlags {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/**
+ * Parse argv against the specs; everything after `--` is positional.
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./flags.ts";
+ * parseFlags(["-c", "a", "--config=b", "-v", "x"], {
+ *   config: { type: "string", short: "c", multiple: true },
+ *   verbose: { type: "boolean", short: "v" },
+ * }); // { values: { config: ["a", "b"], verbose: true }, positionals: ["x"] }
+ * ```
+ * @throws {UsageError} for an unknown flag, a missing value, a value given to a boolean flag, or a
+ *   non-repeatable flag given twice
+ */
+export function parseFlags(argv: string[], specs: Record<string, FlagSpec>): ParsedFlags {
+  const byShort = new Map(Object.entries(specs).flatMap(([name, s]) => (s.short ? [[s.short, name]] : [])));
+  const values: ParsedFlags["values"] = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    const long = /^--([^=]+)(?:=([\s\S]*))?$/.exec(arg);
+    const short = long ? null : /^-([^-])(?:=([\s\S]*)|([\s\S]+))?$/.exec(arg);
+    if (!long && !short) {
+      positionals.push(arg);
+      continue;
+    }
+    const shown = long ? `--${long[1]}` : `-${short![1]}`;
+    const name = long ? long[1]! : byShort.get(short![1]!);
+    const spec = name === undefined ? undefined : specs[name];
+    if (name === undefined || spec === undefined) throw new UsageError(`unknown option '${shown}'`);
+    let value: string | boolean = true;
+    const inline = long ? long[2] : short![2] ?? short![3];
+    if (spec.type === "boolean") {
+      if (inline !== undefined) throw new UsageError(`option '${shown}' takes no value`);
+    } else if (inline !== undefined) value = inline;
+    else if (i + 1 < argv.length) value = argv[++i]!;
+    else throw new UsageError(`option '${shown} <value>' needs a value`);
+    if (spec.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), String(value)];
+    else if (values[name] !== undefined && spec.type === "string") {
+      throw new UsageError(`option '${shown}' given more than once`);
+    } else values[name] = value;
+  }
+  return { values, positionals };
+}
