@@ -7,8 +7,8 @@
  */
 import { BoundedCapture } from "./_capture.ts";
 
-/** Default cap on characters (code points) of output kept in memory: 4 MiB. */
-export const CAPTURE_CAP: number = 4 * 1024 * 1024;
+/** Default cap on characters (code points) of output kept in memory: 2 Mi (1 Mi head, 1 Mi tail). */
+export const CAPTURE_CAP: number = 2 * 1024 * 1024;
 
 /** Bytes read from the pipe at a time. */
 const READ_CHUNK = 64 * 1024;
@@ -83,18 +83,17 @@ export interface RunResult {
  */
 export async function runCommand(argv: string[], opts: RunOptions): Promise<RunResult> {
   if (argv.length === 0) throw new TypeError("Cannot run command: argv is empty");
-  const command = new Deno.Command("bash", {
+  const options: Deno.CommandOptions = {
     args: ["-c", WRAPPER, "claudius", ...argv],
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     ...(opts.env ? { env: opts.env, clearEnv: true } : {}),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    detached: true,
-  });
+  };
   let child: Deno.ChildProcess;
   try {
-    child = command.spawn();
+    child = spawnGroupLeader(options);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound && opts.cwd && /cwd/.test(e.message)) {
       throw new Deno.errors.NotFound(`Cannot run command: no such working directory '${opts.cwd}'`, {
@@ -172,6 +171,27 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Whether the `setsid` program exists here (learnt on the first spawn). */
+let setsidWorks = true;
+
+/**
+ * Spawn the bash wrapper as the leader of a new session (so of a new process group whose id is its
+ * pid). Through the `setsid` program when it exists: Deno's own `detached: true` forks the whole
+ * process, which costs about 1 ms per 20 MB of heap (10 ms at 200 MB, growing over a run),
+ * while a plain spawn stays at ~0.3 ms. Falls back to `detached` where `setsid` is missing.
+ */
+function spawnGroupLeader(options: Deno.CommandOptions): Deno.ChildProcess {
+  if (setsidWorks) {
+    try {
+      return new Deno.Command("setsid", { ...options, args: ["bash", ...options.args!] }).spawn();
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound) || /cwd/.test(String(e))) throw e;
+      setsidWorks = false;
+    }
+  }
+  return new Deno.Command("bash", { ...options, detached: true }).spawn();
 }
 
 /**
