@@ -145,7 +145,7 @@ export async function makeEnvironment(
       return new BubblewrapEnvironment({ ...config, cwd } as BubblewrapEnvironmentConfig, deps);
     }
     case "docker":
-    case "podman":
+    case "podman": {
       const { DockerEnvironment } = await import("./environments/docker.ts");
       return new DockerEnvironment(
         {
@@ -159,6 +159,7 @@ export async function makeEnvironment(
           ...(deps.dockerHost ? { dockerHost: deps.dockerHost } : {}),
         },
       );
+    }
     default:
       throw new ConfigError(
         `Unknown environment.environment_class '${cls}' (known: local, docker, podman, bubblewrap)`,
