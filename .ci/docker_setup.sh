@@ -17,6 +17,19 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# wait_for_engine HOST LOG: until `docker info` answers on HOST (empty: the default), or fail with LOG's tail.
+wait_for_engine() {
+  local deadline=$((SECONDS + wait_seconds))
+  until DOCKER_HOST="$1" docker info >/dev/null 2>&1; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "docker_setup: error: dockerd ${1:-(default)} did not answer within ${wait_seconds}s; last lines of $2:" >&2
+      tail -n 20 "$2" >&2 || true
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+
 if ! command -v docker >/dev/null 2>&1 || ! command -v dockerd >/dev/null 2>&1; then
   if ! docker info >/dev/null 2>&1; then
     echo "docker_setup: installing docker.io"
@@ -40,15 +53,7 @@ fi
 if ! docker info >/dev/null 2>&1; then
   echo "docker_setup: no daemon answers; starting dockerd (log: $log)"
   as_root setsid sh -c "nohup dockerd >'$log' 2>&1 &"
-  deadline=$((SECONDS + wait_seconds))
-  until docker info >/dev/null 2>&1; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "docker_setup: error: dockerd did not answer within ${wait_seconds}s; last lines of $log:" >&2
-      tail -n 20 "$log" >&2 || true
-      exit 1
-    fi
-    sleep 0.5
-  done
+  wait_for_engine "${DOCKER_HOST:-}" "$log"
   echo "docker_setup: dockerd is up"
 fi
 
@@ -70,15 +75,7 @@ if ! DOCKER_HOST="$docker2" docker info >/dev/null 2>&1; then
   fi
   as_root setsid sh -c "nohup dockerd --host '$docker2' --data-root /var/lib/docker2 --exec-root /var/run/docker2 \
     --pidfile /var/run/docker2.pid --bridge docker1 --iptables=false >'$log2' 2>&1 &"
-  deadline=$((SECONDS + wait_seconds))
-  until DOCKER_HOST="$docker2" docker info >/dev/null 2>&1; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "docker_setup: error: second dockerd did not answer within ${wait_seconds}s; last lines of $log2:" >&2
-      tail -n 20 "$log2" >&2 || true
-      exit 1
-    fi
-    sleep 0.5
-  done
+  wait_for_engine "$docker2" "$log2"
 fi
 if ! DOCKER_HOST="$docker2" docker image inspect claudius-test-tiny:latest >/dev/null 2>&1; then
   docker save claudius-test-tiny:latest | DOCKER_HOST="$docker2" docker load >/dev/null
