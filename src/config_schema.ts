@@ -131,7 +131,11 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
     base_url: { type: "string", doc: "OpenAI-compatible endpoint, e.g. `http://127.0.0.1:8000/v1`." },
     api_key_env: { type: "string", doc: "Name of the variable holding the API key (preset per provider)." },
     request_timeout: { type: "number", default: 600, doc: "Deadline of one request, seconds." },
-    retry_attempts: { type: "int", default: 10, doc: "Attempts per query (429, 5xx, network, deadline)." },
+    retry_attempts: {
+      type: "int",
+      doc:
+        "Attempts per query (429, 5xx, network, deadline); default 10 or `$MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT`.",
+    },
     retry_base_delay: {
       type: "number",
       default: 1,
@@ -146,8 +150,8 @@ export const SCHEMA: Record<Section, Record<string, KeySpec>> = {
     cache_read_input_token_cost: { type: "number", doc: "Dollars per cached prompt token." },
     cost_tracking: {
       type: "string",
-      default: "default",
-      doc: "`default` or `ignore_errors` (no warning when cost is unknown).",
+      doc:
+        "`default` or `ignore_errors` (an unknown cost is 0, no stop); default `$MSWEA_COST_TRACKING` or `default`.",
     },
     observation_template: {
       type: "string",

@@ -109,7 +109,7 @@ export async function makeModel(
     if (typeof name !== "string" || !name) {
       throw new ConfigError("Cannot build model: no model name (pass -m MODEL or set model.model_name)");
     }
-    config = { ...config, model_name: name };
+    config = { ...withUpstreamEnvDefaults("model", config, deps.hostEnv), model_name: name };
     // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
     if (cls.startsWith("openrouter") && !name.startsWith("openrouter/")) {
       config = { ...config, model_name: `openrouter/${name}` };
@@ -150,7 +150,7 @@ export async function makeEnvironment(
       return new DockerEnvironment(
         {
           ...(cls === "podman" ? { executable: "podman" } : {}),
-          ...config,
+          ...withUpstreamEnvDefaults("environment", config, deps.hostEnv),
         } as unknown as DockerEnvironmentConfig,
         {
           hostEnv: deps.hostEnv,
@@ -165,6 +165,26 @@ export async function makeEnvironment(
         `Unknown environment.environment_class '${cls}' (known: local, docker, podman, bubblewrap)`,
       );
   }
+}
+
+/**
+ * Upstream's environment variables that stand in for config keys a config leaves unset
+ * (`MSWEA_COST_TRACKING`, `MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT`, `MSWEA_DOCKER_EXECUTABLE`).
+ */
+export function withUpstreamEnvDefaults(
+  section: "model" | "environment",
+  config: Record<string, unknown>,
+  hostEnv: Record<string, string>,
+): Record<string, unknown> {
+  const pairs: [string, string | undefined, (v: string) => unknown][] = section === "model"
+    ? [
+      ["cost_tracking", hostEnv.MSWEA_COST_TRACKING, String],
+      ["retry_attempts", hostEnv.MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT, Number],
+    ]
+    : [["executable", hostEnv.MSWEA_DOCKER_EXECUTABLE, String]];
+  const out = { ...config };
+  for (const [key, value, parse] of pairs) if (out[key] === undefined && value) out[key] = parse(value);
+  return out;
 }
 
 /** `path` against `cwd` unless absolute. */

@@ -215,3 +215,30 @@ Deno.test("claudius killed with SIGKILL leaves a trajectory readable up to the l
     await server.close();
   }
 });
+
+Deno.test("claudius stops after one call when a cost limit is set and no cost is known, unless MSWEA_COST_TRACKING says ignore", async () => {
+  const replies: ScriptReply[] = [{ commands: ["true"] }, {
+    commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"],
+  }];
+  const strict = await startFakeServer(replies);
+  try {
+    const r = await runCli(["--task", "t", "-m", "m", "--base-url", strict.url, "--cost-limit", "3"]);
+    assertEquals(r.code, 2, r.stderr);
+    assertEquals(strict.requests.length, 1);
+    assertMatch(r.stderr, /^error: .*cost.*unknown/m);
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.info.exit_status, "ConfigError");
+  } finally {
+    await strict.close();
+  }
+  const lenient = await startFakeServer(replies);
+  try {
+    const r = await runCli(["--task", "t", "-m", "m", "--base-url", lenient.url, "--cost-limit", "3"], {
+      MSWEA_COST_TRACKING: "ignore_errors",
+    });
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(lenient.requests.length, 2);
+  } finally {
+    await lenient.close();
+  }
+});
