@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { FormatError } from "./errors.ts";
+import { ConfigError, FormatError } from "./errors.ts";
 import { renderTemplate } from "./template.ts";
 import { DEFAULT_TEXT_FORMAT_ERROR } from "./config_schema.ts";
 import { pythonJsonError } from "./pyjson.ts";
@@ -46,9 +46,26 @@ export interface ChatModelConfig {
   [key: string]: unknown;
 }
 
-/** Convert a Python regex to a JavaScript one (named groups), with DOTALL and global flags. */
+/**
+ * Convert a Python regex to a JavaScript one with DOTALL and global flags: named groups, and leading
+ * inline flags (`(?i)`, `(?m)`, `(?s)`) become JavaScript flags.
+ * @throws {ConfigError} for a pattern JavaScript cannot compile (the message names `model.action_regex`)
+ */
 export function pythonRegex(source: string): RegExp {
-  return new RegExp(source.replace(/\(\?P<(\w+)>/g, "(?<$1>").replace(/\(\?P=(\w+)\)/g, "\\k<$1>"), "gs");
+  let flags = "gs";
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(source);
+  if (inline) {
+    source = source.slice(inline[0].length);
+    if (inline[1]!.includes("i")) flags += "i";
+    if (inline[1]!.includes("m")) flags += "m";
+  }
+  try {
+    return new RegExp(source.replace(/\(\?P<(\w+)>/g, "(?<$1>").replace(/\(\?P=(\w+)\)/g, "\\k<$1>"), flags);
+  } catch (e) {
+    throw new ConfigError(
+      `Cannot compile model.action_regex ${JSON.stringify(source)}: ${(e as Error).message}`,
+    );
+  }
 }
 
 /** Python's `re.findall` with one group or none: the matched text of group 1 (else group 0). */
