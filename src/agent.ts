@@ -122,8 +122,18 @@ export class DefaultAgent {
     this.extraVars = { ...this.extraVars, task, ...vars };
     this.messages = [];
     this.addMessages(
-      { role: "system", content: renderTemplate(this.config.system_template, this.templateVars()) },
-      { role: "user", content: renderTemplate(this.config.instance_template, this.templateVars()) },
+      {
+        role: "system",
+        content: renderTemplate(this.config.system_template, this.templateVars(), "agent.system_template"),
+      },
+      {
+        role: "user",
+        content: renderTemplate(
+          this.config.instance_template,
+          this.templateVars(),
+          "agent.instance_template",
+        ),
+      },
     );
     while (true) {
       try {

@@ -8,6 +8,7 @@
 import { load, YAMLException } from "js-yaml";
 import { ConfigError } from "./errors.ts";
 import { type KeySpec, nearestKey, SCHEMA, type Section } from "./config_schema.ts";
+import { checkTemplate, TemplateError } from "./template.ts";
 
 /** A plain nested mapping, as YAML and JSON produce. */
 export type ConfigTree = Record<string, unknown>;
@@ -226,6 +227,14 @@ export function checkSource(source: ConfigSource, warn: (line: string) => void):
             JSON.stringify(value)
           }`,
         );
+      }
+      if (key.endsWith("_template") && typeof value === "string") {
+        try {
+          checkTemplate(value);
+        } catch (e) {
+          if (!(e instanceof TemplateError)) throw e;
+          throw new ConfigError(`Config key '${section}.${key}' in ${at}: ${e.message}`);
+        }
       }
       if (spec.inert && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
         warn(`warning: config key '${section}.${key}' (${at}) is not acted on by claudius: ${spec.doc}`);

@@ -141,7 +141,11 @@ export class ChatModel implements Model {
       const error = `Expected exactly 1 action, found ${actions.length}.`;
       throw new FormatError({
         role: "user",
-        content: renderTemplate(this.#formatErrorTemplate, { actions, error, finish_reason }),
+        content: renderTemplate(
+          this.#formatErrorTemplate,
+          { actions, error, finish_reason },
+          "model.format_error_template",
+        ),
         extra: {
           interrupt_type: "FormatError",
           n_actions: actions.length,
@@ -160,7 +164,7 @@ export class ChatModel implements Model {
           actions: [],
           has_tool_calls,
           finish_reason,
-        }),
+        }, "model.format_error_template"),
         extra: { interrupt_type: "FormatError", cost: c.cost, response: c.response },
       });
     };
@@ -202,7 +206,11 @@ export class ChatModel implements Model {
       ? [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(notRun)]
       : outputs;
     return padded.map((output: ExecOutput, i) => {
-      const content = renderTemplate(this.config.observation_template as string, { ...vars, output });
+      const content = renderTemplate(
+        this.config.observation_template as string,
+        { ...vars, output },
+        "model.observation_template",
+      );
       const extra = {
         raw_output: output.output,
         returncode: output.returncode,

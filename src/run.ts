@@ -246,14 +246,16 @@ export async function runEpisode(
       started = true;
       const startup = config.run.env_startup_command;
       if (typeof startup === "string" && startup) await env.execute({ command: startup }, deps.signal);
+      const result = await agent.run(episode.task, episode.vars ?? {});
+      return { result, agent, bytesWritten: writer.bytesWritten };
     } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
-      agent.addMessages(errorExitMessage(err));
-      await writer.save(agent.messages, trajectoryInfo(agent));
-      throw err;
+      // The loop records its own errors; these came before it (environment start, first templates).
+      if (agent.messages.at(-1)?.role !== "exit") {
+        agent.addMessages(errorExitMessage(e instanceof Error ? e : new Error(String(e))));
+        await writer.save(agent.messages, trajectoryInfo(agent));
+      }
+      throw e;
     }
-    const result = await agent.run(episode.task, episode.vars ?? {});
-    return { result, agent, bytesWritten: writer.bytesWritten };
   } finally {
     if (started && (config.run.save_tarball || config.run.save_patch)) {
       const { saveArtifacts } = await import("./artifacts.ts");

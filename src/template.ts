@@ -62,34 +62,35 @@ function parse(source: string): Node[] {
  *
  * @param source The template text.
  * @param vars The variables visible to the template.
+ * @param name What the template is, for error messages (e.g. `model.observation_template`).
  * @returns The rendered text.
  * @throws {TemplateError} On a syntax error, an undefined variable, or any other rendering error.
  */
-export function renderTemplate(source: string, vars: Record<string, unknown>): string {
-  const nodes = parse(source);
+export function renderTemplate(source: string, vars: Record<string, unknown>, name = "template"): string {
   try {
+    const nodes = parse(source);
     return renderNodes(nodes, vars);
   } catch (e) {
+    if (e instanceof TemplateError) {
+      throw name === "template" ? e : new TemplateError(e.message.replace(/ template: /, ` ${name}: `));
+    }
     if (e instanceof RenderFailure) {
       const prefix = e.kind === "UndefinedError" ? "" : `${e.kind}: `;
-      throw new TemplateError(`Cannot render template: ${prefix}${e.message}`);
+      throw new TemplateError(`Cannot render ${name}: ${prefix}${e.message}`);
     }
-    if (e instanceof RangeError) throw new TemplateError(`Cannot render template: ${e.message}`);
+    if (e instanceof RangeError) throw new TemplateError(`Cannot render ${name}: ${e.message}`);
     throw e;
   }
 }
 
 /**
- * Parses a template without rendering it, to validate configuration early.
+ * Parse only (for config validation): throws TemplateError on a syntax error.
  *
  * @example
  * ```ts
  * import { checkTemplate } from "./template.ts";
- * checkTemplate("{% if x %}ok{% endif %}"); // fine
+ * checkTemplate("{{ ok }}"); // no error
  * ```
- *
- * @param source The template text.
- * @throws {TemplateError} On a syntax error, an unknown filter or an unknown test.
  */
 export function checkTemplate(source: string): void {
   parse(source);

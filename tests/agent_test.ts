@@ -218,3 +218,12 @@ Deno.test("DefaultAgent accepts an empty action list (no observation) and goes o
   assertEquals((await agent.run("t")).exit_status, "Submitted");
   assertEquals(roles(agent.messages), ["system", "user", "assistant", "assistant", "assistant", "exit"]);
 });
+
+Deno.test("DefaultAgent names the template whose variable is undefined", async () => {
+  const { agent } = await setup([{ commands: ["true"] }], { instance_template: "Task: {{ tsak }}" });
+  await assertRejects(
+    () => agent.run("t"),
+    Error,
+    "Cannot render agent.instance_template: 'tsak' is undefined",
+  );
+});

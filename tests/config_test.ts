@@ -122,3 +122,16 @@ Deno.test("findKeyLine() finds nested keys by indentation", () => {
   assertEquals(findKeyLine(text, ["agent", "step_limit"]), 2);
   assertEquals(findKeyLine(text, ["model", "model_kwargs", "step_limit"]), 5);
 });
+
+Deno.test("checkSource() names the template key, file and line of a template syntax error", async () => {
+  const path = await tempFile(
+    "t.yaml",
+    "model:\n  observation_template: |\n    {% if output %}never closed\n",
+  );
+  const source = await loadSpec(path, io);
+  const e = assertThrows(() => checkSource(source, () => {}), ConfigError);
+  assertMatch(
+    e.message,
+    new RegExp(`^Config key 'model.observation_template' in ${path}:2: Cannot parse template: `),
+  );
+});

@@ -242,3 +242,29 @@ Deno.test("claudius stops after one call when a cost limit is set and no cost is
     await lenient.close();
   }
 });
+
+Deno.test("claudius records a template error of the first message in the trajectory", async () => {
+  const server = await startFakeServer([{ commands: ["true"] }]);
+  try {
+    const r = await runCli([
+      "--task",
+      "t",
+      "-m",
+      "m",
+      "--base-url",
+      server.url,
+      "-c",
+      "agent.instance_template={{ tsak }}",
+    ]);
+    assertEquals(r.code, 1, r.stderr);
+    assertEquals(
+      r.stderr.split("\n")[0],
+      "error: Cannot render agent.instance_template: 'tsak' is undefined",
+    );
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.info.exit_status, "TemplateError");
+    assertEquals(server.requests.length, 0);
+  } finally {
+    await server.close();
+  }
+});
