@@ -10,6 +10,7 @@ import { callCost, type Prices } from "./_cost.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientError } from "./_retry.ts";
 import { isObject, MalformedBodyError, oneLine, parseCompletionBody } from "./_wire.ts";
+import { RequestBodies } from "./_body.ts";
 
 /** The `model:` keys the HTTP client reads. Every field but `model_name` is optional. */
 export interface OpenAIClientConfig {
@@ -93,7 +94,6 @@ const HANDLED = [
   "input_cost_per_token",
   "output_cost_per_token",
 ];
-const encoder = new TextEncoder();
 const NO_RETRY_HINT: Record<number, string> = {
   404: " (check model.model_name and model.base_url)",
   422: " (check model.model_kwargs)",
@@ -124,9 +124,7 @@ export class OpenAIClient implements ChatClient {
   #ignoreCostErrors: boolean;
   #costLimit: number;
   #warnedCost = false;
-  /** JSON of each message object already sent (messages are append-only and never changed). */
-  #messageJson = new WeakMap<object, Uint8Array>();
-  #bodyBuffer = new Uint8Array(0);
+  #bodies = new RequestBodies();
 
   /**
    * @param config the `model:` section (see {@link OpenAIClientConfig})
@@ -230,49 +228,10 @@ export class OpenAIClient implements ChatClient {
   async complete(request: ChatRequest, signal?: AbortSignal): Promise<Completion> {
     const payload: { [key: string]: unknown } = { model: this.endpoint.model, messages: request.messages };
     if (request.tools !== undefined) payload.tools = request.tools;
-    const body = this.#serialise({ ...payload, ...this.#body }, request.messages);
+    const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
     const parsed = await retry(this.#url, () => this.#attempt(body, signal), this.#policy, signal);
     const cost = callCost(parsed.usage, this.#prices) ?? this.#unknownCost();
     return { message: parsed.message, finish_reason: parsed.finish_reason, cost, response: parsed.body };
-  }
-
-  /**
-   * The UTF-8 of `JSON.stringify(data)`, byte for byte, without re-serialising the history: the
-   * envelope is serialised with an empty message list and each message's JSON bytes (cached per
-   * message object) are copied in, into one buffer reused across calls (fetch copies the body).
-   * Falls back to a plain `JSON.stringify` when the envelope is not the expected
-   * `{"model":...,"messages":[...` (e.g. `extra_body` replaced `messages`).
-   */
-  #serialise(
-    data: { [key: string]: unknown },
-    messages: readonly object[],
-  ): string | Uint8Array<ArrayBuffer> {
-    if (data.messages !== messages) return JSON.stringify(data);
-    const envelope = JSON.stringify({ ...data, messages: [] });
-    const head = `{"model":${JSON.stringify(data.model)},"messages":[`;
-    if (typeof data.model !== "string" || !envelope.startsWith(`${head}]`)) return JSON.stringify(data);
-    const headBytes = encoder.encode(head);
-    const tailBytes = encoder.encode(envelope.slice(head.length));
-    let size = headBytes.length + tailBytes.length + Math.max(0, messages.length - 1);
-    const parts = messages.map((m) => {
-      let json = this.#messageJson.get(m);
-      if (json === undefined) this.#messageJson.set(m, json = encoder.encode(JSON.stringify(m)));
-      size += json.length;
-      return json;
-    });
-    if (this.#bodyBuffer.length < size) {
-      this.#bodyBuffer = new Uint8Array(Math.max(size, this.#bodyBuffer.length * 1.5));
-    }
-    const buf = this.#bodyBuffer;
-    buf.set(headBytes, 0);
-    let at = headBytes.length;
-    for (let i = 0; i < parts.length; i++) {
-      if (i > 0) buf[at++] = 0x2c; // ","
-      buf.set(parts[i]!, at);
-      at += parts[i]!.length;
-    }
-    buf.set(tailBytes, at);
-    return buf.subarray(0, size);
   }
 
   async #attempt(body: string | Uint8Array<ArrayBuffer>, signal?: AbortSignal) {
