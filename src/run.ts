@@ -120,7 +120,9 @@ export async function makeModel(
       costLimit,
     });
   }
-  return new ChatModel(config as ChatModelConfig, client, spec.format, spec.type);
+  // Like upstream, the class selector is not part of the model's own config.
+  const { model_class: _, ...own } = config;
+  return new ChatModel(own as ChatModelConfig, client, spec.format, spec.type);
 }
 
 /**
@@ -233,7 +235,8 @@ export async function runEpisode(
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
-  const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
+  const { agent_class: _, ...ownAgentConfig } = agentConfig;
+  const agent = new DefaultAgent({ ...ownAgentConfig, output_path: episode.outputPath }, model, env, {
     save: (a) => writer.save(a.messages, trajectoryInfo(a)),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),

@@ -85,7 +85,7 @@ export class BubblewrapEnvironment implements Environment {
   /** The resolved config. */
   readonly config: ResolvedBubblewrapConfig;
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "BubblewrapEnvironment";
+  readonly type = "claudius.environments.BubblewrapEnvironment";
   readonly #local: LocalEnvironment;
 
   /**

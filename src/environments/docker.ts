@@ -72,7 +72,7 @@ export class DockerEnvironment implements Environment {
   /** The resolved config, every default filled in. */
   readonly config: ResolvedDockerConfig;
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "DockerEnvironment";
+  readonly type = "claudius.environments.DockerEnvironment";
   readonly #deps: DockerEnvironmentDeps;
   #name = "";
   #id = "";

@@ -58,7 +58,7 @@ export class LocalEnvironment implements Environment {
   /** The resolved config. */
   readonly config: ResolvedLocalConfig;
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "LocalEnvironment";
+  readonly type = "claudius.environments.LocalEnvironment";
   readonly #hostEnv: Record<string, string>;
   #uname: Uname | null = null;
   #closing = new AbortController();

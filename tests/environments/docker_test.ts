@@ -103,7 +103,7 @@ Deno.test("DockerEnvironment() resolves upstream's defaults and rejects bad conf
     pull_timeout: 120,
     interpreter: ["bash", "-lc"],
   });
-  assertEquals(env.type, "DockerEnvironment");
+  assertEquals(env.type, "claudius.environments.DockerEnvironment");
   const make = (c: Record<string, unknown>) => () =>
     new DockerEnvironment(c as unknown as DockerEnvironmentConfig, { hostEnv: {}, runId: "x" });
   assertThrows(make({}), ConfigError, "environment.image");

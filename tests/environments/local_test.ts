@@ -125,7 +125,7 @@ Deno.test("LocalEnvironment.templateVars() gives config and uname, never the hos
     version,
     machine,
   });
-  assertEquals(env.type, "LocalEnvironment");
+  assertEquals(env.type, "claudius.environments.LocalEnvironment");
 });
 
 Deno.test("probeUname() parses one uname -snrvm line and rejects anything else", async () => {
