@@ -113,19 +113,22 @@ export function workerSlots(workers: number, hosts: DockerHostSpec[]): (string |
 export function instanceConfig(base: ResolvedConfig, instance: Instance, outDir: string): ResolvedConfig {
   const config = structuredClone(base);
   const vars = { ...instance, instance };
-  const render = (section: Record<string, unknown>, key: string) => {
-    if (typeof section[key] === "string") section[key] = renderTemplate(section[key] as string, vars);
+  const render = (name: "environment" | "run" | "model", key: string) => {
+    const section = config[name];
+    if (typeof section[key] === "string") {
+      section[key] = renderTemplate(section[key] as string, vars, `${name}.${key}`);
+    }
   };
   const env = config.environment;
   const cls = String(env.environment_class);
   if (cls === "docker" || cls === "podman") {
-    if (typeof env.image === "string" && env.image !== "") render(env, "image");
+    if (typeof env.image === "string" && env.image !== "") render("environment", "image");
     else env.image = swebenchImageName(instance);
   }
-  if (typeof env.cwd === "string" && env.cwd !== "") render(env, "cwd");
+  if (typeof env.cwd === "string" && env.cwd !== "") render("environment", "cwd");
   else if (cls === "local") env.cwd = `${outDir}/${instance.instance_id}/workspace`;
-  render(config.run, "env_startup_command");
-  render(config.model, "script");
+  render("run", "env_startup_command");
+  render("model", "script");
   return config;
 }
 
