@@ -86,6 +86,24 @@ Deno.test("runCommand() keeps bash's own syntax error line numbers", async () =>
   assertEquals(r.exitCode, 2);
 });
 
+Deno.test("runCommand() shows a syntax error on a shell command's first line exactly as bash prints it", async () => {
+  for (
+    const [shell, flag, script] of [["bash", "-c", "if then"], ["bash", "-lc", "echo ok; fi"], [
+      "sh",
+      "-c",
+      "echo ok; fi",
+    ]]
+  ) {
+    // Through `env`, so the shell's argv[0] (the name in its messages) is the bare name, as via setsid.
+    const plain = await new Deno.Command("env", { args: [shell!, flag!, script!], stderr: "piped" }).output();
+    const expected = new TextDecoder().decode(plain.stderr) + new TextDecoder().decode(plain.stdout);
+    const r = await runCommand([shell!, flag!, script!], { timeoutSeconds: 10 });
+    assertEquals(r.output, expected, `${shell} ${flag} ${script}`);
+    assertEquals(r.exitCode, plain.code);
+    assertEquals(r.totalChars, [...expected].length);
+  }
+});
+
 Deno.test("runCommand() times out, keeps partial output and kills grandchildren", async () => {
   const dir = await Deno.makeTempDir();
   try {
