@@ -180,7 +180,9 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
       const failed = /^setsid: failed to execute \S+: (.*)/.exec(err);
       if (failed && status.code === 1 && reason === null) {
         const message = `Cannot run command: ${fast[0]}: ${failed[1]!.trim()}`;
-        throw /denied/i.test(failed[1]!) ? new Deno.errors.PermissionDenied(message) : new Deno.errors.NotFound(message);
+        throw /denied/i.test(failed[1]!)
+          ? new Deno.errors.PermissionDenied(message)
+          : new Deno.errors.NotFound(message);
       }
       const before = textMode(err).replaceAll("`" + MERGE_PREFIX, "`");
       text = before + text;
