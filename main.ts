@@ -74,6 +74,24 @@ async function resolveFlagsConfig(flags: RunFlags) {
   return config;
 }
 
+/**
+ * Two-stage SIGINT / SIGTERM handling: the first signal calls `first` (end cleanly), any later one
+ * `again` (end now). Returns the function that removes the listeners.
+ */
+function onSignals(
+  first: (name: "SIGINT" | "SIGTERM", status: "Interrupted" | "Terminated") => void,
+  again: (name: "SIGINT" | "SIGTERM", status: "Interrupted" | "Terminated") => void,
+): () => void {
+  let count = 0;
+  const listeners = (["SIGINT", "SIGTERM"] as const).map((name) => {
+    const listener = () =>
+      (++count > 1 ? again : first)(name, name === "SIGINT" ? "Interrupted" : "Terminated");
+    Deno.addSignalListener(name, listener);
+    return [name, listener] as const;
+  });
+  return () => listeners.forEach(([name, listener]) => Deno.removeSignalListener(name, listener));
+}
+
 async function run(flags: RunFlags): Promise<number> {
   // Deno initialises its fetch machinery lazily (~10 ms on the first request); do it while the
   // config loads and the environment starts, not on the critical path to the first model call.
@@ -92,22 +110,19 @@ async function run(flags: RunFlags): Promise<number> {
     (typeof config.agent.output_path === "string" ? config.agent.output_path : `runs/${timestamp()}.json`);
 
   const controller = new AbortController();
-  let signals = 0;
   let env: Environment | undefined;
-  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
-    const status = name === "SIGINT" ? "Interrupted" : "Terminated";
-    if (++signals > 1) {
+  const removeSignals = onSignals(
+    (name, status) => {
+      err(`claudius: ${name} received, ending the run (again to force)`);
+      controller.abort(new Interrupted(exitMessage(status)));
+    },
+    (name, status) => {
       // Forced: no more waiting for the run, but the container still goes (bounded).
       err(`claudius: ${name} again: removing the environment and exiting`);
       const deadline = new Promise((resolve) => setTimeout(resolve, 10_000));
       Promise.race([env?.close(), deadline]).finally(() => Deno.exit(EXIT_CODES[status]));
-      return;
-    }
-    err(`claudius: ${name} received, ending the run (again to force)`);
-    controller.abort(new Interrupted(exitMessage(status)));
-  };
-  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") } as const;
-  for (const [sig, h] of Object.entries(handlers)) Deno.addSignalListener(sig as Deno.Signal, h);
+    },
+  );
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
   try {
     const { result } = await runEpisode(config, { task, outputPath }, {
@@ -122,7 +137,7 @@ async function run(flags: RunFlags): Promise<number> {
     err(`claudius: ${result.exit_status}; trajectory saved to ${outputPath}`);
     return EXIT_CODES[result.exit_status] ?? 1;
   } finally {
-    for (const [sig, h] of Object.entries(handlers)) Deno.removeSignalListener(sig as Deno.Signal, h);
+    removeSignals();
   }
 }
 
@@ -133,21 +148,20 @@ async function batch(flags: BatchFlags): Promise<number> {
   const config = await resolveFlagsConfig(flags);
   const graceful = new AbortController();
   const force = new AbortController();
-  let signals = 0;
   let signalName: "SIGINT" | "SIGTERM" = "SIGINT";
-  const onSignal = (name: "SIGINT" | "SIGTERM") => () => {
-    if (++signals > 1) {
+  const removeSignals = onSignals(
+    (name, status) => {
+      signalName = name;
+      err(
+        `claudius batch: ${name} received: starting no more instances, ending running ones (again to force)`,
+      );
+      graceful.abort(new Interrupted(exitMessage(status)));
+    },
+    (name) => {
       err(`claudius batch: ${name} again: stopping now, removing environments`);
       force.abort();
-      return;
-    }
-    signalName = name;
-    const status = name === "SIGINT" ? "Interrupted" : "Terminated";
-    err(`claudius batch: ${name} received: starting no more instances, ending running ones (again to force)`);
-    graceful.abort(new Interrupted(exitMessage(status)));
-  };
-  const handlers = { SIGINT: onSignal("SIGINT"), SIGTERM: onSignal("SIGTERM") } as const;
-  for (const [sig, h] of Object.entries(handlers)) Deno.addSignalListener(sig as Deno.Signal, h);
+    },
+  );
   const encoder = new TextEncoder();
   const live = Deno.stdout.isTerminal();
   try {
@@ -190,7 +204,7 @@ async function batch(flags: BatchFlags): Promise<number> {
     if (s.interrupted) return EXIT_CODES[signalName === "SIGINT" ? "Interrupted" : "Terminated"]!;
     return s.unfinished.length || s.notStarted.length ? 1 : 0;
   } finally {
-    for (const [sig, h] of Object.entries(handlers)) Deno.removeSignalListener(sig as Deno.Signal, h);
+    removeSignals();
   }
 }
 

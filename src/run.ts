@@ -134,17 +134,18 @@ export async function makeEnvironment(
   deps: EpisodeDeps,
 ): Promise<Environment> {
   const cls = String(config.environment_class);
+  if (cls === "local" || cls === "bubblewrap") {
+    // Host-side working directory: relative to where claudius runs, `./workspace` by default, created.
+    const cwd = resolvePath(String(config.cwd || "workspace"), deps.cwd);
+    await Deno.mkdir(cwd, { recursive: true });
+    config = { ...config, cwd };
+  }
   switch (cls) {
-    case "local": {
-      const cwd = resolvePath(String(config.cwd || "workspace"), deps.cwd);
-      await Deno.mkdir(cwd, { recursive: true });
-      return new LocalEnvironment({ ...config, cwd } as LocalEnvironmentConfig, deps.hostEnv);
-    }
+    case "local":
+      return new LocalEnvironment(config as LocalEnvironmentConfig, deps.hostEnv);
     case "bubblewrap": {
-      const cwd = resolvePath(String(config.cwd || "workspace"), deps.cwd);
-      await Deno.mkdir(cwd, { recursive: true });
       const { BubblewrapEnvironment } = await import("./environments/bubblewrap.ts");
-      return new BubblewrapEnvironment({ ...config, cwd } as BubblewrapEnvironmentConfig, deps);
+      return new BubblewrapEnvironment(config as BubblewrapEnvironmentConfig, deps);
     }
     case "docker":
     case "podman": {

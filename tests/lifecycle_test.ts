@@ -7,7 +7,7 @@
  * Without an engine these tests are ignored, except when `CI` is set: there they fail.
  */
 import { assert, assertEquals, assertMatch } from "./_assert.ts";
-import { startFakeServer } from "./fake_server.ts";
+import { type FakeServer, startFakeServer } from "./fake_server.ts";
 import type { ScriptReply } from "../src/models/_script.ts";
 import { readTrajectory } from "../src/trajectory.ts";
 import { runCommand } from "../src/environments/_process.ts";
@@ -134,18 +134,24 @@ lifecycleTest(
   },
 );
 
+/** A docker run whose first command (`echo started; sleep 60`) is running in its container. */
+async function spawnMidCommand(server: FakeServer): Promise<Run> {
+  const run = await spawnDocker(server.url);
+  await waitFor(() => server.requests.length === 1);
+  const [name] = await containersOf(run.child.pid);
+  assert(name, "no container while the run is live");
+  // The command is running once `sleep 60` shows up in the container.
+  await waitFor(async () => (await docker("exec", name, "ps")).out.includes("sleep 60"));
+  return run;
+}
+
 for (
   const [signal, code, status] of [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const
 ) {
   lifecycleTest(`claudius --env docker removes its container on ${signal} mid-command`, async () => {
     const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
     try {
-      const run = await spawnDocker(server.url);
-      await waitFor(() => server.requests.length === 1);
-      const [name] = await containersOf(run.child.pid);
-      assert(name, "no container while the run is live");
-      // The command is running once `sleep 60` shows up in the container.
-      await waitFor(async () => (await docker("exec", name, "ps")).out.includes("sleep 60"));
+      const run = await spawnMidCommand(server);
       const t0 = Date.now();
       run.child.kill(signal);
       const r = await finish(run);
@@ -343,11 +349,7 @@ lifecycleTest("DockerEnvironment.start() aborted removes a container the daemon 
 lifecycleTest("claudius --env docker removes its container on a second SIGINT too", async () => {
   const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
   try {
-    const run = await spawnDocker(server.url);
-    await waitFor(() => server.requests.length === 1);
-    const [name] = await containersOf(run.child.pid);
-    assert(name, "no container while the run is live");
-    await waitFor(async () => (await docker("exec", name, "ps")).out.includes("sleep 60"));
+    const run = await spawnMidCommand(server);
     run.child.kill("SIGINT");
     await new Promise((r) => setTimeout(r, 30));
     run.child.kill("SIGINT");
