@@ -7,7 +7,7 @@
 import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
 import { flagsToConfig } from "./src/cli.ts";
-import { loadConfig } from "./src/config.ts";
+import { isTree, loadConfig } from "./src/config.ts";
 import { ConfigError, exitMessage, Interrupted } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
 import type { Environment } from "./src/types.ts";
@@ -50,21 +50,18 @@ function timestamp(): string {
 }
 
 /** The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults. */
-async function resolveFlagsConfig(flags: RunFlags) {
+async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, string>) {
   const specs = flags.config.some((s) => !s.includes("=")) ? flags.config : ["default", ...flags.config];
   const builtinDir = new URL("./config", import.meta.url).pathname;
   const { config, sources } = await loadConfig(
     specs,
     { builtinDir, readTextFile: Deno.readTextFile },
     err,
+    { hostEnv, overrides: flagsToConfig(flags) },
   );
-  const cli = flagsToConfig(flags);
-  for (const section of ["agent", "model", "environment"] as const) {
-    Object.assign(config[section], cli[section]);
-  }
-  const envClass = String(config.environment.environment_class);
+  const envClass = config.environment.environment_class;
   const runArgsSet = sources.some((s) =>
-    (s.data.environment as Record<string, unknown> | undefined)?.run_args
+    isTree(s.data.environment) && s.data.environment.run_args !== undefined
   );
   if ((envClass === "docker" || envClass === "podman") && !runArgsSet) {
     const mem = Deno.systemMemoryInfo().total;
@@ -98,16 +95,16 @@ async function run(flags: RunFlags): Promise<number> {
   fetch("data:,").then((r) => r.body?.cancel(), () => {});
   const hostEnv = await hostEnvironment();
   const cwd = Deno.cwd();
-  const config = await resolveFlagsConfig(flags);
+  const config = await resolveFlagsConfig(flags, hostEnv);
 
   let task = flags.task;
   if (flags.taskFile !== undefined) task = await Deno.readTextFile(flags.taskFile);
-  task ??= typeof config.run.task === "string" ? config.run.task : undefined;
+  task ??= config.run.task;
   if (task === undefined) {
     throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
   }
   const outputPath = flags.output ??
-    (typeof config.agent.output_path === "string" ? config.agent.output_path : `runs/${timestamp()}.json`);
+    config.agent.output_path ?? `runs/${timestamp()}.json`;
 
   const controller = new AbortController();
   let env: Environment | undefined;
@@ -145,7 +142,7 @@ async function batch(flags: BatchFlags): Promise<number> {
   const { runBatch } = await import("./src/batch/run_batch.ts");
   const { formatDuration } = await import("./src/batch/progress.ts");
   const hostEnv = await hostEnvironment();
-  const config = await resolveFlagsConfig(flags);
+  const config = await resolveFlagsConfig(flags, hostEnv);
   const graceful = new AbortController();
   const force = new AbortController();
   let signalName: "SIGINT" | "SIGTERM" = "SIGINT";

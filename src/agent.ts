@@ -13,21 +13,63 @@ import {
   Submitted,
   TimeExceeded,
 } from "./errors.ts";
-import { mergeTrees } from "./config.ts";
+import { type ConfigOf, defineKeys, mergeTrees } from "./config_keys.ts";
 import { pyFloat, renderTemplate } from "./template.ts";
-import type { Environment, ExecOutput, Message, Model, Vars } from "./types.ts";
+import type { AssistantMessage, Environment, ExecOutput, ExitExtra, Message, Model, Vars } from "./types.ts";
 
-/** The `agent` config section (see `src/config_schema.ts` for defaults and docs). */
-export interface AgentConfig {
-  system_template: string;
-  instance_template: string;
-  step_limit: number;
-  cost_limit: number;
-  wall_time_limit_seconds: number;
-  max_consecutive_format_errors: number;
-  output_path?: string | null;
-  [key: string]: unknown;
-}
+const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts";
+
+/** The `agent` config keys: the one place their types, defaults and docs live. */
+export const AGENT_KEYS = defineKeys({
+  system_template: {
+    type: "string",
+    template: true,
+    required: PROMPTS_HINT,
+    doc: "Jinja2 template of the system message.",
+  },
+  instance_template: {
+    type: "string",
+    template: true,
+    required: PROMPTS_HINT,
+    doc: "Jinja2 template of the first user message (sees `task`).",
+  },
+  step_limit: {
+    type: "int",
+    default: 0,
+    min: 0,
+    doc: "Stop before model call N+1 (`LimitsExceeded`); 0 = none.",
+  },
+  cost_limit: {
+    type: "number",
+    default: 3.0,
+    defaultDoc: "`3.0` (upstream's; `default.yaml` sets 0)",
+    min: 0,
+    doc: "Stop once the cost reaches this many dollars (`LimitsExceeded`); 0 = none.",
+  },
+  wall_time_limit_seconds: {
+    type: "int",
+    default: 0,
+    min: 0,
+    doc: "Stop (`TimeExceeded`) once this many whole seconds have passed; 0 = none.",
+  },
+  max_consecutive_format_errors: {
+    type: "int",
+    default: 3,
+    min: 0,
+    doc: "End with `RepeatedFormatError` after this many malformed replies in a row; 0 = unlimited.",
+  },
+  output_path: { type: "string|null", default: null, doc: "Trajectory path (`-o` wins)." },
+  mode: {
+    type: "string",
+    inert: true,
+    doc: "upstream's interactive agent",
+  },
+  whitelist_actions: { type: "string[]", inert: true, doc: "upstream's interactive agent" },
+  confirm_exit: { type: "bool", inert: true, doc: "upstream's interactive agent" },
+});
+
+/** The resolved `agent` section. */
+export type AgentConfig = ConfigOf<typeof AGENT_KEYS>;
 
 /** What the agent needs besides model and environment (all injected; nothing global). */
 export interface AgentDeps {
@@ -42,7 +84,7 @@ export interface AgentDeps {
 }
 
 /** The status and submission a run ended with (the exit message's `extra`). */
-export type RunResult = Record<string, unknown> & { exit_status: string; submission: string };
+export type RunResult = ExitExtra;
 
 /** The sentinel a command prints (first line of its output, exit code 0) to submit. */
 export const SUBMIT_SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
@@ -144,9 +186,9 @@ export class DefaultAgent {
       } finally {
         await this.#deps.save?.(this);
       }
-      if (this.messages.at(-1)?.role === "exit") break;
+      const last = this.messages.at(-1);
+      if (last?.role === "exit") return last.extra;
     }
-    return this.messages.at(-1)!.extra as RunResult;
   }
 
   #handle(e: unknown): void {
@@ -173,7 +215,7 @@ export class DefaultAgent {
   }
 
   /** Check limits, then query the model and append its message. */
-  async query(): Promise<Message> {
+  async query(): Promise<AssistantMessage> {
     this.#deps.signal?.throwIfAborted();
     const c = this.config;
     if (
@@ -186,15 +228,15 @@ export class DefaultAgent {
     }
     this.nCalls++;
     const message = await this.model.query(this.messages, this.#deps.signal);
-    this.cost += Number(message.extra?.cost ?? 0);
+    this.cost += message.extra.cost;
     this.addMessages(message);
     return message;
   }
 
   /** Run the message's actions in order; a submission ends the run before later actions. */
-  async executeActions(message: Message): Promise<Message[]> {
+  async executeActions(message: AssistantMessage): Promise<Message[]> {
     const outputs: ExecOutput[] = [];
-    for (const action of (message.extra?.actions ?? []) as { command: string }[]) {
+    for (const action of message.extra.actions) {
       const output = await this.env.execute(action, this.#deps.signal);
       this.#deps.signal?.throwIfAborted();
       checkSubmission(output);

@@ -7,15 +7,21 @@
  */
 import { load, YAMLException } from "js-yaml";
 import { ConfigError } from "./errors.ts";
-import { type KeySpec, nearestKey, SCHEMA, type Section } from "./config_schema.ts";
+import { nearestKey, SCHEMA, type Section, sectionKeys } from "./config_schema.ts";
 import { checkTemplate, TemplateError } from "./template.ts";
+import { invalidReason, isTree, type Keys, mergeTrees, resolveKeys } from "./config_keys.ts";
+import type { AgentConfig } from "./agent.ts";
+import type { RUN_KEYS } from "./config_schema.ts";
+import type { ConfigOf } from "./config_keys.ts";
+
+export { isTree, mergeTrees };
 
 /** A plain nested mapping, as YAML and JSON produce. */
 export type ConfigTree = Record<string, unknown>;
 
 /** One loaded `-c` spec, remembered so errors can point back at it. */
 export interface ConfigSource {
-  /** What the user wrote (`default`, `my.yaml`, `agent.step_limit=5`). */
+  /** What the user wrote (`default`, `my.yaml`, `agent.step_limit=5`), or `the command line`. */
   spec: string;
   /** Resolved file path, for file specs. */
   path?: string;
@@ -24,12 +30,16 @@ export interface ConfigSource {
   data: ConfigTree;
 }
 
-/** The merged, validated config with defaults applied, one mapping per section. */
+/**
+ * The merged, validated config with the chosen classes' defaults applied, one mapping per section.
+ * Required keys may still be missing (a batch fills some per instance): the components check them
+ * when they are built.
+ */
 export interface ResolvedConfig {
-  agent: ConfigTree;
-  environment: ConfigTree;
-  model: ConfigTree;
-  run: ConfigTree;
+  agent: AgentConfig & { agent_class: string };
+  environment: ConfigTree & { environment_class: string };
+  model: ConfigTree & { model_class: string };
+  run: ConfigOf<typeof RUN_KEYS>;
 }
 
 /** How to find and read config files (injected so tests and the compiled binary agree). */
@@ -40,23 +50,6 @@ export interface ConfigIO {
 }
 
 const SECTIONS = Object.keys(SCHEMA) as Section[];
-
-/** True for a plain mapping (not an array, not null). */
-export function isTree(value: unknown): value is ConfigTree {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/** Merge mappings recursively, left to right; lists and scalars replace. */
-export function mergeTrees(...trees: ConfigTree[]): ConfigTree {
-  const out: ConfigTree = {};
-  for (const tree of trees) {
-    for (const [key, value] of Object.entries(tree)) {
-      const prev = out[key];
-      out[key] = isTree(prev) && isTree(value) ? mergeTrees(prev, value) : value;
-    }
-  }
-  return out;
-}
 
 /**
  * Turn `a.b.c=value` into `{a: {b: {c: value}}}`; the value is JSON when it parses, else a string.
@@ -152,46 +145,54 @@ export function findKeyLine(text: string, path: string[]): number | undefined {
 }
 
 function where(source: ConfigSource, path: string[]): string {
-  if (!source.path) return `-c '${source.spec}'`;
+  if (!source.path) return source.spec === COMMAND_LINE ? COMMAND_LINE : `-c '${source.spec}'`;
   const line = source.text ? findKeyLine(source.text, path) : undefined;
   return line ? `${source.path}:${line}` : source.path;
 }
 
-function typeOk(spec: KeySpec, value: unknown): boolean {
-  switch (spec.type) {
-    case "string":
-      return typeof value === "string";
-    case "int":
-      return Number.isInteger(value);
-    case "number":
-      return typeof value === "number" && Number.isFinite(value);
-    case "bool":
-      return typeof value === "boolean";
-    case "string[]":
-      return Array.isArray(value) && value.every((v) => typeof v === "string");
-    case "string-map":
-      return isTree(value) &&
-        Object.values(value).every((v) => ["string", "number", "boolean"].includes(typeof v));
-    case "object":
-      return isTree(value);
-    case "list":
-      return Array.isArray(value);
-    case "string|null":
-      return value === null || typeof value === "string";
+/** The `spec` of the source made from command-line flags. */
+export const COMMAND_LINE = "the command line";
+
+function checkKeys(
+  source: ConfigSource,
+  path: string[],
+  body: ConfigTree,
+  keys: Keys,
+  selector: string | undefined,
+  warn: (line: string) => void,
+): void {
+  for (const [key, value] of Object.entries(body)) {
+    const at = where(source, [...path, key]);
+    const name = [...path, key].join(".");
+    if (key === selector) {
+      if (typeof value !== "string") throw new ConfigError(`Config key '${name}' in ${at} must be a string`);
+      continue;
+    }
+    const def = keys[key];
+    if (!def) {
+      const hint = nearestKey(key, Object.keys(keys));
+      throw new ConfigError(
+        `Unknown config key '${name}' in ${at}` + (hint ? ` (did you mean '${hint}'?)` : ""),
+      );
+    }
+    const bad = invalidReason(def, value);
+    if (bad) throw new ConfigError(`Config key '${name}' in ${at} ${bad}`);
+    if (def.template && typeof value === "string") {
+      try {
+        checkTemplate(value);
+      } catch (e) {
+        if (!(e instanceof TemplateError)) throw e;
+        throw new ConfigError(`Config key '${name}' in ${at}: ${e.message}`);
+      }
+    }
+    if (def.type === "section" && def.keys && isTree(value)) {
+      checkKeys(source, [...path, key], value, def.keys, undefined, warn);
+    }
+    if (def.inert && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
+      warn(`warning: config key '${name}' (${at}) is not acted on by claudius: ${def.doc}`);
+    }
   }
 }
-
-const TYPE_NAMES: Record<KeySpec["type"], string> = {
-  "string": "a string",
-  "int": "an integer",
-  "number": "a number",
-  "bool": "true or false",
-  "string[]": "a list of strings",
-  "string-map": "a mapping of names to strings",
-  "object": "a mapping",
-  "list": "a list",
-  "string|null": "a string or null",
-};
 
 /**
  * Check one source's keys and value types. Unknown keys and wrong types throw; upstream keys that
@@ -211,68 +212,73 @@ export function checkSource(source: ConfigSource, warn: (line: string) => void):
     if (!isTree(body)) {
       throw new ConfigError(`Config section '${section}' in ${where(source, [section])} must be a mapping`);
     }
-    const schema = SCHEMA[section as Section];
-    for (const [key, value] of Object.entries(body)) {
-      const spec = schema[key];
-      const at = where(source, [section, key]);
-      if (!spec) {
-        const hint = nearestKey(key, Object.keys(schema));
-        throw new ConfigError(
-          `Unknown config key '${section}.${key}' in ${at}` + (hint ? ` (did you mean '${hint}'?)` : ""),
-        );
-      }
-      if (!typeOk(spec, value)) {
-        throw new ConfigError(
-          `Config key '${section}.${key}' in ${at} must be ${TYPE_NAMES[spec.type]}, got ${
-            JSON.stringify(value)
-          }`,
-        );
-      }
-      if (key.endsWith("_template") && typeof value === "string") {
-        try {
-          checkTemplate(value);
-        } catch (e) {
-          if (!(e instanceof TemplateError)) throw e;
-          throw new ConfigError(`Config key '${section}.${key}' in ${at}: ${e.message}`);
-        }
-      }
-      if (spec.inert && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
-        warn(`warning: config key '${section}.${key}' (${at}) is not acted on by claudius: ${spec.doc}`);
-      }
-    }
+    const s = section as Section;
+    checkKeys(source, [section], body, sectionKeys(s), SCHEMA[s].selector, warn);
   }
 }
 
+/** The last source that sets `section.key`, for messages. */
+function setter(sources: ConfigSource[], section: string, key: string): ConfigSource | undefined {
+  return sources.findLast((s) =>
+    isTree(s.data[section]) && (s.data[section] as ConfigTree)[key] !== undefined
+  );
+}
+
 /**
- * Merge checked sources and apply schema defaults (environment variable maps are stringified).
+ * Merge checked sources, pick each section's class and apply that class's defaults (and upstream's
+ * environment-variable stand-ins). A key that only another class reads gets a warning.
+ * @throws {ConfigError} for an unknown class or a bad value from an environment variable
  */
-export function resolveConfig(sources: ConfigSource[]): ResolvedConfig {
+export function resolveConfig(
+  sources: ConfigSource[],
+  options: { hostEnv?: Record<string, string>; warn?: (line: string) => void } = {},
+): ResolvedConfig {
   const merged = mergeTrees(...sources.map((s) => s.data));
-  const out = {} as ResolvedConfig;
+  const out: Record<string, ConfigTree> = {};
   for (const section of SECTIONS) {
+    const def = SCHEMA[section];
     const body = isTree(merged[section]) ? merged[section] as ConfigTree : {};
-    const resolved: ConfigTree = {};
-    for (const [key, spec] of Object.entries(SCHEMA[section])) {
-      if (spec.default !== undefined && !spec.inert) resolved[key] = structuredClone(spec.default);
+    const cls = def.selector && typeof body[def.selector] === "string"
+      ? body[def.selector] as string
+      : def.defaultClass;
+    const keys = def.classes[cls];
+    if (!keys) {
+      const from = setter(sources, section, def.selector!);
+      throw new ConfigError(
+        `Unknown ${section}.${def.selector} '${cls}'${
+          from ? ` in ${where(from, [section, def.selector!])}` : ""
+        }` +
+          ` (known: ${Object.keys(def.classes).join(", ")})`,
+      );
     }
-    for (const [key, value] of Object.entries(body)) {
-      resolved[key] = SCHEMA[section][key]?.type === "string-map" && isTree(value)
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]))
-        : value;
+    for (const key of Object.keys(body)) {
+      if (key === def.selector || key in keys || body[key] === undefined || def.upstreamOnly?.[key]) continue;
+      const from = setter(sources, section, key);
+      options.warn?.(
+        `warning: config key '${section}.${key}'${
+          from ? ` (${where(from, [section, key])})` : ""
+        } is not used ` +
+          `by ${section}.${def.selector} '${cls}'`,
+      );
     }
-    out[section] = resolved;
+    const resolved: ConfigTree = resolveKeys(keys, body, section, {
+      partial: true,
+      ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
+    });
+    out[section] = def.selector ? { [def.selector]: cls, ...resolved } : resolved;
   }
-  return out;
+  return out as unknown as ResolvedConfig;
 }
 
 /**
- * Load, check and merge specs in order.
+ * Load, check and merge specs in order; `overrides` (the command-line flags) come last.
  * @throws {ConfigError} for the first bad spec
  */
 export async function loadConfig(
   specs: string[],
   io: ConfigIO,
   warn: (line: string) => void,
+  options: { hostEnv?: Record<string, string>; overrides?: ConfigTree } = {},
 ): Promise<{ config: ResolvedConfig; sources: ConfigSource[] }> {
   const sources: ConfigSource[] = [];
   for (const spec of specs) {
@@ -280,5 +286,13 @@ export async function loadConfig(
     checkSource(source, warn);
     sources.push(source);
   }
-  return { config: resolveConfig(sources), sources };
+  if (options.overrides) {
+    const source = { spec: COMMAND_LINE, data: options.overrides };
+    checkSource(source, warn);
+    sources.push(source);
+  }
+  return {
+    config: resolveConfig(sources, { warn, ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}) }),
+    sources,
+  };
 }

@@ -6,18 +6,23 @@
  */
 import { ConfigError, FormatError } from "./errors.ts";
 import { renderTemplate } from "./template.ts";
-import { DEFAULT_TEXT_FORMAT_ERROR } from "./config_schema.ts";
+import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "./config_keys.ts";
 import { pythonJsonError } from "./pyjson.ts";
 import type {
   Action,
+  AssistantMessage,
   ChatClient,
   Completion,
   ExecOutput,
   Json,
   Message,
   Model,
+  ObservationExtra,
   ToolCall,
+  ToolMessage,
+  UserMessage,
   Vars,
+  WireMessage,
 } from "./types.ts";
 
 /** The one tool of tool-call mode. */
@@ -37,14 +42,45 @@ export const BASH_TOOL: Json = {
 /** How actions are written by the model. */
 export type ActionFormat = "toolcall" | "text";
 
-/** The model keys this layer reads (the rest belongs to the client). */
-export interface ChatModelConfig {
-  observation_template: string;
-  /** Defaults to `{{ error }}` (tool calls) or upstream's text-mode sentence. */
-  format_error_template?: string;
-  action_regex: string;
-  [key: string]: unknown;
-}
+/** Upstream's default text-mode format-error template. */
+export const DEFAULT_TEXT_FORMAT_ERROR =
+  "Please always provide EXACTLY ONE action in triple backticks, found {{actions|length}} actions.";
+/** The format-error template of tool-call mode when a config gives none. */
+export const DEFAULT_TOOLCALL_FORMAT_ERROR = "{{ error }}";
+
+/** The model keys this layer reads (the rest belong to the client). */
+export const CHAT_MODEL_KEYS = defineKeys({
+  observation_template: {
+    type: "string",
+    template: true,
+    default: "{% if output.exception_info %}<exception>{{output.exception_info}}</exception>\n{% endif %}" +
+      "<returncode>{{output.returncode}}</returncode>\n<output>\n{{output.output}}</output>",
+    defaultDoc: "upstream's",
+    doc: "Renders each command result (sees `output.output`, `output.returncode`, `output.exception_info`).",
+  },
+  format_error_template: {
+    type: "string",
+    template: true,
+    defaultDoc: `\`${DEFAULT_TOOLCALL_FORMAT_ERROR}\` (tool calls), upstream's sentence (text)`,
+    doc: "Renders the re-prompt after a malformed reply (sees `error`, `actions`, `finish_reason`, " +
+      "`has_tool_calls`).",
+  },
+  action_regex: {
+    type: "string",
+    default: "```mswea_bash_command\\s*\\n(.*?)\\n```",
+    check: (source) => {
+      try {
+        pythonRegex(source);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+    doc: "Text mode: the action block (Python regex syntax, dot matches newline).",
+  },
+});
+
+/** The resolved model keys of this layer. */
+export type ChatModelConfig = ConfigOf<typeof CHAT_MODEL_KEYS>;
 
 /**
  * Convert a Python regex to a JavaScript one with DOTALL and global flags: named groups, and leading
@@ -84,12 +120,13 @@ export class ChatModel implements Model {
   readonly #format: ActionFormat;
   readonly #regex: RegExp;
   readonly #formatErrorTemplate: string;
+  readonly #observationTemplate: string;
   /**
    * Each message as sent (without `extra`), made once per message: the list is append-only and
    * messages are never changed once appended, so a stable object lets the client reuse its
    * serialisation instead of re-serialising the whole history every step.
    */
-  readonly #sent = new WeakMap<Message, Message>();
+  readonly #sent = new WeakMap<Message, WireMessage>();
 
   /**
    * @param config the resolved `model` section
@@ -97,13 +134,20 @@ export class ChatModel implements Model {
    * @param format tool calls (`toolcall`) or one fenced block per reply (`text`)
    * @param type class name recorded in the trajectory
    */
-  constructor(config: ChatModelConfig, client: ChatClient, format: ActionFormat, type: string) {
-    this.#formatErrorTemplate = config.format_error_template ??
-      (format === "text" ? DEFAULT_TEXT_FORMAT_ERROR : "{{ error }}");
-    this.config = { ...config, format_error_template: this.#formatErrorTemplate };
+  constructor(
+    config: ConfigInput<typeof CHAT_MODEL_KEYS>,
+    client: ChatClient,
+    format: ActionFormat,
+    type: string,
+  ) {
+    const own = resolveKeys(CHAT_MODEL_KEYS, config, "model");
+    this.#formatErrorTemplate = own.format_error_template ??
+      (format === "text" ? DEFAULT_TEXT_FORMAT_ERROR : DEFAULT_TOOLCALL_FORMAT_ERROR);
+    this.config = { ...config, ...own, format_error_template: this.#formatErrorTemplate };
+    this.#observationTemplate = own.observation_template;
     this.#client = client;
     this.#format = format;
-    this.#regex = pythonRegex(config.action_regex);
+    this.#regex = pythonRegex(own.action_regex);
     this.type = type;
   }
 
@@ -113,12 +157,12 @@ export class ChatModel implements Model {
   }
 
   /** Query the model; parse its actions or throw {@link FormatError} with the billed cost. */
-  async query(messages: Message[], signal?: AbortSignal): Promise<Message> {
+  async query(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage> {
     const prepared = messages.map((m) => {
       let sent = this.#sent.get(m);
       if (sent === undefined) {
         const { extra: _, ...rest } = m;
-        this.#sent.set(m, sent = rest as Message);
+        this.#sent.set(m, sent = rest);
       }
       return sent;
     });
@@ -129,6 +173,7 @@ export class ChatModel implements Model {
     const actions = this.#parse(completion);
     return {
       ...completion.message,
+      role: "assistant",
       extra: { actions, response: completion.response, cost: completion.cost, timestamp: Date.now() / 1000 },
     };
   }
@@ -199,19 +244,23 @@ export class ChatModel implements Model {
   }
 
   /** One observation per action: tool messages (tool calls) or user messages (text). */
-  formatObservations(message: Message, outputs: ExecOutput[], vars: Vars): Message[] {
-    const actions = (message.extra?.actions ?? []) as Action[];
+  formatObservations(
+    message: AssistantMessage,
+    outputs: ExecOutput[],
+    vars: Vars,
+  ): (ToolMessage | UserMessage)[] {
+    const actions = message.extra.actions;
     const notRun: ExecOutput = { output: "", returncode: -1, exception_info: "action was not executed" };
     const padded = this.#format === "toolcall"
       ? [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(notRun)]
       : outputs;
     return padded.map((output: ExecOutput, i) => {
       const content = renderTemplate(
-        this.config.observation_template as string,
+        this.#observationTemplate,
         { ...vars, output },
         "model.observation_template",
       );
-      const extra = {
+      const extra: ObservationExtra = {
         raw_output: output.output,
         returncode: output.returncode,
         timestamp: Date.now() / 1000,

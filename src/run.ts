@@ -5,16 +5,17 @@
  *
  * @module
  */
-import { type AgentConfig, DefaultAgent, type RunResult } from "./agent.ts";
+import { AGENT_KEYS, DefaultAgent, type RunResult } from "./agent.ts";
 import type { ResolvedConfig } from "./config.ts";
+import { resolveKeys } from "./config_keys.ts";
+import { MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
 import { ConfigError, errorExitMessage } from "./errors.ts";
-import { type ActionFormat, ChatModel, type ChatModelConfig } from "./model.ts";
+import { ChatModel } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
 import { VERSION } from "./version.ts";
-import { LocalEnvironment, type LocalEnvironmentConfig } from "./environments/local.ts";
-import type { DockerEnvironmentConfig } from "./environments/docker.ts";
-import type { BubblewrapEnvironmentConfig } from "./environments/bubblewrap.ts";
-import { OpenAIClient, type OpenAIClientConfig } from "./models/openai.ts";
+import { LocalEnvironment } from "./environments/local.ts";
+import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
+import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
 import type { ChatClient, Environment, Json, Message, Model, Vars } from "./types.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
@@ -59,22 +60,6 @@ export interface EpisodeResult {
   bytesWritten: number;
 }
 
-const MODEL_CLASSES: Record<string, { transport: "http" | "scripted"; format: ActionFormat; type: string }> =
-  {
-    openai: { transport: "http", format: "toolcall", type: "claudius.models.OpenAIModel" },
-    litellm: { transport: "http", format: "toolcall", type: "claudius.models.OpenAIModel" },
-    openrouter: { transport: "http", format: "toolcall", type: "claudius.models.OpenAIModel" },
-    openai_textbased: { transport: "http", format: "text", type: "claudius.models.OpenAITextbasedModel" },
-    litellm_textbased: { transport: "http", format: "text", type: "claudius.models.OpenAITextbasedModel" },
-    openrouter_textbased: { transport: "http", format: "text", type: "claudius.models.OpenAITextbasedModel" },
-    scripted: { transport: "scripted", format: "toolcall", type: "claudius.models.ScriptedModel" },
-    scripted_textbased: {
-      transport: "scripted",
-      format: "text",
-      type: "claudius.models.ScriptedTextbasedModel",
-    },
-  };
-
 /**
  * Build the model named by `model.model_class`.
  * @throws {ConfigError} for an unknown class or missing model name / script
@@ -84,45 +69,39 @@ export async function makeModel(
   costLimit: number,
   deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd">,
 ): Promise<Model> {
-  const cls = String(config.model_class);
-  const spec = MODEL_CLASSES[cls];
+  const { model_class: cls = SCHEMA.model.defaultClass, ...own } = config;
+  const spec = MODEL_CLASSES[String(cls)];
   if (!spec) {
     throw new ConfigError(
       `Unknown model.model_class '${cls}' (known: ${Object.keys(MODEL_CLASSES).join(", ")})`,
     );
   }
   let client: ChatClient;
+  // Like upstream, the class selector is not part of the model's own config.
+  let modelConfig: Record<string, unknown>;
   if (spec.transport === "scripted") {
     // Loaded on demand, like the container environments: start-up pays only for what runs.
     const { loadScript, parseScript } = await import("./models/_script.ts");
     const { ScriptedClient } = await import("./models/scripted.ts");
-    const replies = config.replies !== undefined
-      ? parseScript(config.replies, "model.replies")
-      : config.script !== undefined
-      ? await loadScript(resolvePath(String(config.script), deps.cwd))
+    const c = resolveKeys(SCRIPTED_KEYS, own, "model");
+    const replies = c.replies !== undefined
+      ? parseScript(c.replies, "model.replies")
+      : c.script !== undefined
+      ? await loadScript(resolvePath(c.script, deps.cwd))
       : undefined;
     if (!replies) throw new ConfigError(`model.model_class '${cls}' needs model.script or model.replies`);
-    config = { model_name: "scripted", ...config };
-    client = new ScriptedClient(replies, { model_name: String(config.model_name) });
+    modelConfig = { ...own, ...c };
+    client = new ScriptedClient(replies, { model_name: c.model_name });
   } else {
-    const name = config.model_name ?? deps.hostEnv.MSWEA_MODEL_NAME;
-    if (typeof name !== "string" || !name) {
-      throw new ConfigError("Cannot build model: no model name (pass -m MODEL or set model.model_name)");
-    }
-    config = { ...withUpstreamEnvDefaults("model", config, deps.hostEnv), model_name: name };
+    const c = resolveKeys(OPENAI_KEYS, own, "model", { hostEnv: deps.hostEnv });
     // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
-    if (cls.startsWith("openrouter") && !name.startsWith("openrouter/")) {
-      config = { ...config, model_name: `openrouter/${name}` };
+    if (String(cls).startsWith("openrouter") && !c.model_name.startsWith("openrouter/")) {
+      c.model_name = `openrouter/${c.model_name}`;
     }
-    client = new OpenAIClient(config as unknown as OpenAIClientConfig, {
-      env: deps.hostEnv,
-      log: deps.log,
-      costLimit,
-    });
+    modelConfig = { ...own, ...c };
+    client = new OpenAIClient(c, { env: deps.hostEnv, log: deps.log, costLimit });
   }
-  // Like upstream, the class selector is not part of the model's own config.
-  const { model_class: _, ...own } = config;
-  return new ChatModel(own as ChatModelConfig, client, spec.format, spec.type);
+  return new ChatModel(modelConfig, client, spec.format, spec.type);
 }
 
 /**
@@ -133,28 +112,25 @@ export async function makeEnvironment(
   config: Record<string, unknown>,
   deps: EpisodeDeps,
 ): Promise<Environment> {
-  const cls = String(config.environment_class);
+  const { environment_class: cls = SCHEMA.environment.defaultClass, ...own } = config;
   if (cls === "local" || cls === "bubblewrap") {
     // Host-side working directory: relative to where claudius runs, `./workspace` by default, created.
-    const cwd = resolvePath(String(config.cwd || "workspace"), deps.cwd);
+    const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
     await Deno.mkdir(cwd, { recursive: true });
-    config = { ...config, cwd };
+    own.cwd = cwd;
   }
   switch (cls) {
     case "local":
-      return new LocalEnvironment(config as LocalEnvironmentConfig, deps.hostEnv);
+      return new LocalEnvironment(own, deps.hostEnv);
     case "bubblewrap": {
       const { BubblewrapEnvironment } = await import("./environments/bubblewrap.ts");
-      return new BubblewrapEnvironment(config as BubblewrapEnvironmentConfig, deps);
+      return new BubblewrapEnvironment(own, deps);
     }
     case "docker":
     case "podman": {
       const { DockerEnvironment } = await import("./environments/docker.ts");
       return new DockerEnvironment(
-        {
-          ...(cls === "podman" ? { executable: "podman" } : {}),
-          ...withUpstreamEnvDefaults("environment", config, deps.hostEnv),
-        } as unknown as DockerEnvironmentConfig,
+        { ...(cls === "podman" && own.executable === undefined ? { executable: "podman" } : {}), ...own },
         {
           hostEnv: deps.hostEnv,
           runId: deps.runId,
@@ -165,29 +141,11 @@ export async function makeEnvironment(
     }
     default:
       throw new ConfigError(
-        `Unknown environment.environment_class '${cls}' (known: local, docker, podman, bubblewrap)`,
+        `Unknown environment.environment_class '${cls}' (known: ${
+          Object.keys(SCHEMA.environment.classes).join(", ")
+        })`,
       );
   }
-}
-
-/**
- * Upstream's environment variables that stand in for config keys a config leaves unset
- * (`MSWEA_COST_TRACKING`, `MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT`, `MSWEA_DOCKER_EXECUTABLE`).
- */
-export function withUpstreamEnvDefaults(
-  section: "model" | "environment",
-  config: Record<string, unknown>,
-  hostEnv: Record<string, string>,
-): Record<string, unknown> {
-  const pairs: [string, string | undefined, (v: string) => unknown][] = section === "model"
-    ? [
-      ["cost_tracking", hostEnv.MSWEA_COST_TRACKING, String],
-      ["retry_attempts", hostEnv.MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT, Number],
-    ]
-    : [["executable", hostEnv.MSWEA_DOCKER_EXECUTABLE, String]];
-  const out = { ...config };
-  for (const [key, value, parse] of pairs) if (out[key] === undefined && value) out[key] = parse(value);
-  return out;
 }
 
 /** `path` against `cwd` unless absolute. */
@@ -195,9 +153,29 @@ export function resolvePath(path: string, cwd: string): string {
   return path.startsWith("/") ? path : `${cwd}/${path}`;
 }
 
+/** The trajectory's `info` block (upstream's keys, plus claudius's version and artifact errors). */
+export interface TrajectoryInfo {
+  model_stats: { instance_cost: number; api_calls: number };
+  config: {
+    agent: Record<string, unknown>;
+    agent_type: string;
+    model: Record<string, unknown>;
+    model_type: string;
+    environment: Record<string, unknown>;
+    environment_type: string;
+  };
+  mini_version: string;
+  claudius_version: string;
+  exit_status: string;
+  submission: string;
+  /** What could not be saved after the run (`run.save_tarball`, `run.save_patch`). */
+  artifact_errors?: Record<string, string>;
+}
+
 /** The trajectory's `info` block for the agent's current state. */
-export function trajectoryInfo(agent: DefaultAgent): Json {
-  const last = agent.messages.at(-1)?.extra ?? {};
+export function trajectoryInfo(agent: DefaultAgent): TrajectoryInfo {
+  const last = agent.messages.at(-1);
+  const ending = last?.role === "exit" ? last.extra : { exit_status: "", submission: "" };
   return {
     model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls },
     config: {
@@ -210,9 +188,9 @@ export function trajectoryInfo(agent: DefaultAgent): Json {
     },
     mini_version: UPSTREAM_VERSION,
     claudius_version: VERSION,
-    exit_status: last.exit_status ?? "",
-    submission: last.submission ?? "",
-  } as unknown as Json;
+    exit_status: ending.exit_status,
+    submission: ending.submission,
+  };
 }
 
 /**
@@ -224,20 +202,13 @@ export async function runEpisode(
   episode: Episode,
   deps: EpisodeDeps,
 ): Promise<EpisodeResult> {
-  const agentConfig = config.agent as AgentConfig;
-  for (const key of ["system_template", "instance_template"] as const) {
-    if (typeof agentConfig[key] !== "string") {
-      throw new ConfigError(
-        `Missing config key 'agent.${key}' (no config sets it; add -c default for the built-in prompts)`,
-      );
-    }
-  }
-  const model = await makeModel(config.model, Number(agentConfig.cost_limit), deps);
+  const { agent_class: _, ...agentInput } = config.agent;
+  const agentConfig = resolveKeys(AGENT_KEYS, agentInput, "agent");
+  const model = await makeModel(config.model, agentConfig.cost_limit, deps);
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
-  const { agent_class: _, ...ownAgentConfig } = agentConfig;
-  const agent = new DefaultAgent({ ...ownAgentConfig, output_path: episode.outputPath }, model, env, {
+  const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
     save: (a) => writer.save(a.messages, trajectoryInfo(a)),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
@@ -265,7 +236,7 @@ export async function runEpisode(
       const { saveArtifacts } = await import("./artifacts.ts");
       const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
       if (Object.keys(errors).length) {
-        const info = { ...(trajectoryInfo(agent) as Record<string, Json>), artifact_errors: errors };
+        const info = { ...trajectoryInfo(agent), artifact_errors: errors };
         await writer.save(agent.messages, info).catch((e) =>
           deps.log(`warning: Cannot save trajectory: ${e}`)
         );

@@ -71,7 +71,7 @@ export class TrajectoryWriter {
    * Append the messages not yet written and rewrite the tail with `info`. Messages already written
    * must not have changed (the list is append-only).
    */
-  async save(messages: Message[], info: Json): Promise<void> {
+  async save(messages: readonly object[], info: object): Promise<void> {
     await this.#open();
     let body = "";
     for (let i = this.#written; i < messages.length; i++) {

@@ -22,18 +22,92 @@ export interface ToolCall {
 export type Role = "system" | "user" | "assistant" | "tool" | "exit";
 
 /**
- * One entry of the linear message list, which is also the trajectory. `extra` holds metadata
- * (actions, raw response, cost, raw output, ...) and is stripped before messages go to the API.
- * Assistant messages keep every field the provider returned (e.g. `reasoning_content`).
+ * A message as it travels to and from the API: role, content, and every other field the provider
+ * returned (`tool_calls`, `reasoning_content`, ...), never `extra`.
  */
-export interface Message {
+export interface WireMessage {
   role: Role;
   content: string | null;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
-  extra?: Record<string, unknown>;
   [key: string]: unknown;
 }
+
+/** `extra` of an assistant message: the parsed actions, the raw response, the call's cost. */
+export interface AssistantExtra {
+  actions: Action[];
+  /** The whole raw response body. */
+  response: Json;
+  /** Dollars. */
+  cost: number;
+  /** Unix seconds. */
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** `extra` of an observation (a tool message, or a user message in text mode). */
+export interface ObservationExtra {
+  /** The command's output (bounded, see the environment). */
+  raw_output: string;
+  returncode: number;
+  timestamp: number;
+  exception_info: string;
+  [key: string]: unknown;
+}
+
+/**
+ * `extra` of a user message that interrupts the flow: a format error (`FormatError`, with the billed
+ * `cost` and `response`), or an interactive event (`UserRejection`, ...).
+ */
+export interface InterruptExtra {
+  interrupt_type: string;
+  cost?: number;
+  response?: Json;
+  [key: string]: unknown;
+}
+
+/** `extra` of the exit message: the run's ending. */
+export interface ExitExtra {
+  exit_status: string;
+  submission: string;
+  /** Unexpected errors: the message and the stack (upstream's names). */
+  exception_str?: string;
+  traceback?: string;
+  [key: string]: unknown;
+}
+
+/** The system prompt (no metadata). */
+export interface SystemMessage extends WireMessage {
+  role: "system";
+  extra?: Record<string, unknown>;
+}
+/** The task, an observation (text mode), or an interruption (format error, user input). */
+export interface UserMessage extends WireMessage {
+  role: "user";
+  extra?: ObservationExtra | InterruptExtra;
+}
+/** The model's reply, as the provider returned it, plus what claudius parsed from it. */
+export interface AssistantMessage extends WireMessage {
+  role: "assistant";
+  extra: AssistantExtra;
+}
+/** An observation of one tool call. */
+export interface ToolMessage extends WireMessage {
+  role: "tool";
+  tool_call_id: string;
+  extra: ObservationExtra;
+}
+/** The last message of every run. */
+export interface ExitMessage extends WireMessage {
+  role: "exit";
+  extra: ExitExtra;
+}
+
+/**
+ * One entry of the linear message list, which is also the trajectory. `extra` holds metadata (typed
+ * per kind above) and is stripped before messages go to the API.
+ */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage | ExitMessage;
 
 /** A bash command the model asked for. `tool_call_id` is set in tool-call mode. */
 export interface Action {
@@ -74,7 +148,7 @@ export interface Environment {
 /** One chat completion, parsed once at the client boundary into our own shape. */
 export interface Completion {
   /** The assistant message exactly as the provider returned it (role, content, tool_calls, ...). */
-  message: Message;
+  message: WireMessage;
   finish_reason: string | null;
   /** Cost of this call in dollars (provider-reported, else computed from configured prices, else 0). */
   cost: number;
@@ -84,7 +158,7 @@ export interface Completion {
 
 /** The request the model layer sends: messages already stripped of `extra`. */
 export interface ChatRequest {
-  messages: Message[];
+  messages: WireMessage[];
   /** Tool definitions (tool-call mode) or undefined (text mode). */
   tools?: Json[];
 }
@@ -105,9 +179,13 @@ export interface Model {
    * `extra.response`, `extra.cost` and `extra.timestamp`. Throws `FormatError` (carrying the
    * format-error user message, with the call's cost) when the reply has no valid action(s).
    */
-  query(messages: Message[], signal?: AbortSignal): Promise<Message>;
+  query(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage>;
   /** Render one observation message per action (padding unrun tool calls). */
-  formatObservations(message: Message, outputs: ExecOutput[], vars: Vars): Message[];
+  formatObservations(
+    message: AssistantMessage,
+    outputs: ExecOutput[],
+    vars: Vars,
+  ): (ToolMessage | UserMessage)[];
   /** Config fields exposed to templates. */
   templateVars(): Vars;
 }

@@ -7,7 +7,6 @@ import { type AgentConfig, checkSubmission, DefaultAgent } from "../src/agent.ts
 import { ChatModel } from "../src/model.ts";
 import { ScriptedClient } from "../src/models/scripted.ts";
 import { LocalEnvironment } from "../src/environments/local.ts";
-import { DEFAULT_ACTION_REGEX, DEFAULT_OBSERVATION_TEMPLATE } from "../src/config_schema.ts";
 import { Submitted } from "../src/errors.ts";
 import type { ScriptReply } from "../src/models/_script.ts";
 import type { Environment, ExecOutput, Message, Model } from "../src/types.ts";
@@ -19,6 +18,7 @@ const AGENT: AgentConfig = {
   cost_limit: 0,
   wall_time_limit_seconds: 0,
   max_consecutive_format_errors: 3,
+  output_path: null,
 };
 
 async function setup(
@@ -34,7 +34,7 @@ async function setup(
   await env.start();
   const client = new ScriptedClient(replies, { model_name: "scripted" });
   const model = new ChatModel(
-    { observation_template: DEFAULT_OBSERVATION_TEMPLATE, action_regex: DEFAULT_ACTION_REGEX },
+    {},
     client,
     text ? "text" : "toolcall",
     "test",
@@ -195,7 +195,7 @@ Deno.test("DefaultAgent accepts an empty action list (no observation) and goes o
       return Promise.resolve({
         role: "assistant",
         content: "thinking",
-        extra: { actions: calls < 3 ? [] : [{ command: "x" }] },
+        extra: { actions: calls < 3 ? [] : [{ command: "x" }], response: {}, cost: 0, timestamp: 0 },
       });
     },
     formatObservations: () => [],

@@ -8,7 +8,7 @@ import {
   mergeTrees,
   parseKeyValue,
 } from "../src/config.ts";
-import { ConfigError } from "../src/errors.ts";
+import { ApiError, ConfigError } from "../src/errors.ts";
 
 const builtinDir = new URL("../config", import.meta.url).pathname;
 const io: ConfigIO = { builtinDir, readTextFile: Deno.readTextFile };
@@ -133,5 +133,69 @@ Deno.test("checkSource() names the template key, file and line of a template syn
   assertMatch(
     e.message,
     new RegExp(`^Config key 'model.observation_template' in ${path}:2: Cannot parse template: `),
+  );
+});
+
+Deno.test("model.model_kwargs.timeout is the request deadline when model.request_timeout is unset", async () => {
+  const { startFakeServer } = await import("./fake_server.ts");
+  const { makeModel } = await import("../src/run.ts");
+  const server = await startFakeServer([{ fault: "stall", seconds: 5 }]);
+  try {
+    const { config } = await loadConfig(
+      ["default", "model.model_kwargs.timeout=0.3", "model.retry_attempts=1", `model.base_url=${server.url}`],
+      io,
+      () => {},
+      { overrides: { model: { model_name: "m" } } },
+    );
+    const model = await makeModel(config.model, 0, { hostEnv: {}, log: () => {}, cwd: "/" });
+    const started = performance.now();
+    const error = await assertRejects(() => model.query([{ role: "user", content: "hi" }]), ApiError);
+    assert(performance.now() - started < 3000, "the 600 s default must not win over model_kwargs.timeout");
+    assertMatch(String(error), /within 0\.3 s/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("loadConfig() applies the chosen class's defaults and warns about keys only other classes read", async () => {
+  const warnings: string[] = [];
+  const { config } = await loadConfig(
+    ["default", "environment.image=python:3.12"],
+    io,
+    (l) => warnings.push(l),
+    { overrides: { environment: { environment_class: "docker" } } },
+  );
+  assertEquals(config.environment.interpreter, ["bash", "-lc"], "docker's interpreter");
+  assertEquals(config.environment.run_args, ["--rm"]);
+  assertEquals(warnings.length, 0);
+  const localWarnings: string[] = [];
+  const local = await loadConfig(
+    ["default", "environment.image=python:3.12"],
+    io,
+    (l) => localWarnings.push(l),
+  );
+  assertEquals(local.config.environment.interpreter, ["bash", "-c"], "local's interpreter");
+  assert(!("image" in local.config.environment));
+  assertEquals(localWarnings, [
+    "warning: config key 'environment.image' (-c 'environment.image=python:3.12') is not used by " +
+    "environment.environment_class 'local'",
+  ]);
+  await assertRejects(
+    () => loadConfig(["default", "environment.environment_class=dokcer"], io, () => {}),
+    ConfigError,
+    "Unknown environment.environment_class 'dokcer' in -c 'environment.environment_class=dokcer' (known: local, docker",
+  );
+});
+
+Deno.test("loadConfig() takes upstream's MSWEA_* variables for unset keys, and a config still wins", async () => {
+  const hostEnv = { MSWEA_COST_TRACKING: "ignore_errors", MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT: "4" };
+  const { config } = await loadConfig(["default"], io, () => {}, { hostEnv });
+  assertEquals([config.model.cost_tracking, config.model.retry_attempts], ["ignore_errors", 4]);
+  const set = await loadConfig(["default", "model.retry_attempts=2"], io, () => {}, { hostEnv });
+  assertEquals(set.config.model.retry_attempts, 2);
+  await assertRejects(
+    () => loadConfig(["default"], io, () => {}, { hostEnv: { MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT: "x" } }),
+    ConfigError,
+    "Environment variable MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT (for model.retry_attempts) must be an integer",
   );
 });

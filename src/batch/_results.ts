@@ -11,7 +11,7 @@
  */
 import { dump } from "js-yaml";
 import { readTrajectory } from "../trajectory.ts";
-import type { Message } from "../types.ts";
+import type { ExitExtra, Message } from "../types.ts";
 
 /**
  * Exit statuses that do not finish an instance: the infrastructure failed under it or the batch
@@ -53,7 +53,9 @@ export interface TrajectoryState {
  */
 export function classifyTrajectory(messages: Message[], info: Record<string, unknown>): TrajectoryState {
   const last = messages.at(-1);
-  const extra = (last?.role === "exit" ? last.extra : undefined) ?? {};
+  // Read from disk: the shape is checked, not assumed.
+  const extra: Partial<Record<keyof ExitExtra, unknown>> = (last?.role === "exit" ? last.extra : undefined) ??
+    {};
   const status = typeof extra.exit_status === "string" ? extra.exit_status : "";
   const config = info.config as { model?: { model_name?: unknown } } | undefined;
   const modelName = config?.model?.model_name;

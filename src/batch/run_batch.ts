@@ -114,10 +114,9 @@ export function instanceConfig(base: ResolvedConfig, instance: Instance, outDir:
   const config = structuredClone(base);
   const vars = { ...instance, instance };
   const render = (name: "environment" | "run" | "model", key: string) => {
-    const section = config[name];
-    if (typeof section[key] === "string") {
-      section[key] = renderTemplate(section[key] as string, vars, `${name}.${key}`);
-    }
+    const section: Record<string, unknown> = config[name];
+    const value = section[key];
+    if (typeof value === "string") section[key] = renderTemplate(value, vars, `${name}.${key}`);
   };
   const env = config.environment;
   const cls = String(env.environment_class);

@@ -12,48 +12,13 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
+import { type ConfigInput, resolveKeys } from "../config_keys.ts";
+import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "./_bubblewrap_config.ts";
 import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
 import { pyRepr } from "../template/_format.ts";
 import { LocalEnvironment } from "./local.ts";
 
-/** The `environment` section of a config for `environment_class: bubblewrap`. */
-export interface BubblewrapEnvironmentConfig {
-  /** The class selector (`bubblewrap`); accepted and not kept in the resolved config. */
-  environment_class?: string;
-  /**
-   * Working directory, bound read-write at the same path inside the sandbox. Must exist (the
-   * runner resolves `""` to `./workspace` and creates it).
-   */
-  cwd?: string;
-  /** Variables set for every command with `--setenv` (they win over `wrapper_args`'). Default `{}`. */
-  env?: Record<string, string>;
-  /** Seconds before the command's process group (the sandbox included) is killed; 0 = none. Default 30. */
-  timeout?: number;
-  /** The bubblewrap binary. Default `$MSWEA_BUBBLEWRAP_EXECUTABLE`, else `"bwrap"` (as upstream). */
-  executable?: string;
-  /**
-   * Arguments placed right after the executable. Default: upstream's list (`--unshare-user-try`,
-   * read-only `/usr /bin /lib /lib64 /etc` (symlinks kept as symlinks, missing ones left out),
-   * `--tmpfs /tmp --proc /proc --dev /dev`, `--setenv PATH ...`) without `--new-session`.
-   */
-  wrapper_args?: string[];
-  /** `false` adds `--unshare-net`: the sandbox sees only a down loopback. Default `true`. */
-  network?: boolean;
-  /** Argv the command is appended to, inside the sandbox. Default `["bash", "-c"]`. */
-  interpreter?: string[];
-}
-
-/** The resolved config, as saved in the trajectory and exposed to templates. */
-export interface ResolvedBubblewrapConfig {
-  [key: string]: unknown;
-  cwd: string;
-  env: Record<string, string>;
-  timeout: number;
-  executable: string;
-  wrapper_args: string[];
-  network: boolean;
-  interpreter: string[];
-}
+export type { BubblewrapEnvironmentConfig };
 
 /** What {@link BubblewrapEnvironment} needs from its caller. */
 export interface BubblewrapEnvironmentDeps {
@@ -83,7 +48,7 @@ const UNAME_KEYS = ["system", "node", "release", "version", "machine"] as const;
  */
 export class BubblewrapEnvironment implements Environment {
   /** The resolved config. */
-  readonly config: ResolvedBubblewrapConfig;
+  readonly config: BubblewrapEnvironmentConfig & { wrapper_args: string[] };
   /** Recorded as `info.config.environment_type`. */
   readonly type = "claudius.environments.BubblewrapEnvironment";
   readonly #local: LocalEnvironment;
@@ -93,8 +58,16 @@ export class BubblewrapEnvironment implements Environment {
    * @param deps the host's environment and a logger
    * @throws {ConfigError} a field has the wrong type, or `cwd` is empty or relative
    */
-  constructor(config: BubblewrapEnvironmentConfig, deps: BubblewrapEnvironmentDeps) {
-    this.config = resolveConfig(config, deps.hostEnv);
+  constructor(config: ConfigInput<typeof BUBBLEWRAP_KEYS>, deps: BubblewrapEnvironmentDeps) {
+    const resolved = resolveKeys(BUBBLEWRAP_KEYS, config, "environment", { hostEnv: deps.hostEnv });
+    if (!resolved.cwd.startsWith("/")) {
+      throw new ConfigError(
+        `Cannot create BubblewrapEnvironment: environment.cwd must be an absolute path, got ${
+          JSON.stringify(resolved.cwd)
+        }`,
+      );
+    }
+    this.config = { ...resolved, wrapper_args: resolved.wrapper_args ?? defaultWrapperArgs() };
     const c = this.config;
     if (c.wrapper_args.includes("--new-session")) {
       deps.log?.(
@@ -181,49 +154,4 @@ function defaultWrapperArgs(): string[] {
   args.push("--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev");
   args.push("--setenv", "PATH", "/usr/local/bin:/usr/sbin:/usr/bin:/bin");
   return args;
-}
-
-function resolveConfig(
-  config: BubblewrapEnvironmentConfig,
-  hostEnv: Record<string, string>,
-): ResolvedBubblewrapConfig {
-  const {
-    cwd = "",
-    env = {},
-    timeout = 30,
-    executable = hostEnv.MSWEA_BUBBLEWRAP_EXECUTABLE || "bwrap",
-    wrapper_args,
-    network = true,
-    interpreter = ["bash", "-c"],
-  } = config;
-  const bad = (key: string, want: string, got: unknown) =>
-    new ConfigError(
-      `Cannot create BubblewrapEnvironment: environment.${key} must be ${want}, got ${JSON.stringify(got)}`,
-    );
-  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((a) => typeof a === "string");
-  if (typeof cwd !== "string" || !cwd.startsWith("/")) throw bad("cwd", "an absolute path", cwd);
-  if (typeof executable !== "string" || executable === "") throw bad("executable", "a program", executable);
-  if (typeof env !== "object" || env === null || Array.isArray(env)) throw bad("env", "a mapping", env);
-  for (const [k, v] of Object.entries(env)) {
-    if (typeof v !== "string") throw bad(`env.${k}`, "a string", v);
-  }
-  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout < 0) {
-    throw bad("timeout", "a number of seconds >= 0", timeout);
-  }
-  if (wrapper_args !== undefined && !strings(wrapper_args)) {
-    throw bad("wrapper_args", "a list of strings", wrapper_args);
-  }
-  if (typeof network !== "boolean") throw bad("network", "true or false", network);
-  if (!strings(interpreter) || interpreter.length === 0) {
-    throw bad("interpreter", "a non-empty list of strings", interpreter);
-  }
-  return {
-    cwd,
-    env: { ...env },
-    timeout,
-    executable,
-    wrapper_args: wrapper_args ? [...wrapper_args] : defaultWrapperArgs(),
-    network,
-    interpreter: [...interpreter],
-  };
 }

@@ -18,9 +18,10 @@ import { runCommand, type RunResult } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
 import { reprStr } from "../pyrepr.ts";
-import { type DockerEnvironmentConfig, resolveConfig, type ResolvedDockerConfig } from "./_docker_config.ts";
+import { type ConfigInput, resolveKeys } from "../config_keys.ts";
+import { DOCKER_KEYS, type DockerEnvironmentConfig } from "./_docker_config.ts";
 
-export type { DockerEnvironmentConfig, ResolvedDockerConfig };
+export type { DockerEnvironmentConfig };
 
 /** What {@link DockerEnvironment} needs from its caller. */
 export interface DockerEnvironmentDeps {
@@ -70,7 +71,7 @@ const HOUSEKEEPING_TIMEOUT = 30;
  */
 export class DockerEnvironment implements Environment {
   /** The resolved config, every default filled in. */
-  readonly config: ResolvedDockerConfig;
+  readonly config: DockerEnvironmentConfig;
   /** Recorded as `info.config.environment_type`. */
   readonly type = "claudius.environments.DockerEnvironment";
   readonly #deps: DockerEnvironmentDeps;
@@ -87,8 +88,9 @@ export class DockerEnvironment implements Environment {
    * @param deps host environment, run id and logger
    * @throws {ConfigError} `image` is missing or a field has the wrong type
    */
-  constructor(config: DockerEnvironmentConfig, deps: DockerEnvironmentDeps) {
-    this.config = resolveConfig(config);
+  constructor(config: ConfigInput<typeof DOCKER_KEYS>, deps: DockerEnvironmentDeps) {
+    const resolved = resolveKeys(DOCKER_KEYS, config, "environment", { hostEnv: deps.hostEnv });
+    this.config = { ...resolved, cwd: resolved.cwd || DOCKER_KEYS.cwd.default };
     this.#deps = deps;
     this.#cliEnv = deps.dockerHost ? { ...Deno.env.toObject(), DOCKER_HOST: deps.dockerHost } : undefined;
   }

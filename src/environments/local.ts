@@ -4,37 +4,18 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
+import { type ConfigInput, type ConfigOf, resolveKeys } from "../config_keys.ts";
+import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
 import { runCommand } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
 
-/** The `environment` section of a config for `environment_class: local`. */
-export interface LocalEnvironmentConfig {
-  /** Working directory of every command. Default `""`: the harness's current directory. */
-  cwd?: string;
-  /** Variables set for every command, merged over the host's environment (these win). Default `{}`. */
-  env?: Record<string, string>;
-  /** Seconds before a command's process group is killed; 0 disables it. Default 30 (as upstream). */
-  timeout?: number;
-  /**
-   * Argv prefix the command string is appended to. Default `["bash", "-c"]`. Upstream ran
-   * `/bin/sh -c` although the tool is called bash: a deliberate deviation.
-   */
-  interpreter?: string[];
-  /** The class selector (`local`); accepted and not kept in the resolved config. */
-  environment_class?: string;
-}
+/** The keys of `environment_class: local`. */
+export const LOCAL_KEYS = COMMON_ENVIRONMENT_KEYS;
 
 /** The resolved config, as saved in the trajectory and exposed to templates. */
-export interface ResolvedLocalConfig {
-  [key: string]: unknown;
-  cwd: string;
-  env: Record<string, string>;
-  timeout: number;
-  interpreter: string[];
-}
+export type LocalEnvironmentConfig = ConfigOf<typeof LOCAL_KEYS>;
 
 /**
  * Runs each action as `[...interpreter, command]` on the host.
@@ -56,7 +37,7 @@ export interface ResolvedLocalConfig {
  */
 export class LocalEnvironment implements Environment {
   /** The resolved config. */
-  readonly config: ResolvedLocalConfig;
+  readonly config: LocalEnvironmentConfig;
   /** Recorded as `info.config.environment_type`. */
   readonly type = "claudius.environments.LocalEnvironment";
   readonly #hostEnv: Record<string, string>;
@@ -69,8 +50,8 @@ export class LocalEnvironment implements Environment {
    * @param hostEnv the host's environment (main passes `Deno.env.toObject()`)
    * @throws {ConfigError} a field has the wrong type
    */
-  constructor(config: LocalEnvironmentConfig, hostEnv: Record<string, string>) {
-    this.config = resolveConfig(config);
+  constructor(config: ConfigInput<typeof LOCAL_KEYS>, hostEnv: Record<string, string>) {
+    this.config = resolveKeys(LOCAL_KEYS, config, "environment");
     this.#hostEnv = hostEnv;
   }
 
@@ -136,26 +117,4 @@ export class LocalEnvironment implements Environment {
     this.#closing = new AbortController();
     await Promise.allSettled([...this.#running]);
   }
-}
-
-function resolveConfig(config: LocalEnvironmentConfig): ResolvedLocalConfig {
-  const { cwd = "", env = {}, timeout = 30, interpreter = ["bash", "-c"] } = config;
-  const bad = (key: string, want: string, got: unknown) =>
-    new ConfigError(
-      `Cannot create LocalEnvironment: environment.${key} must be ${want}, got ${JSON.stringify(got)}`,
-    );
-  if (typeof cwd !== "string") throw bad("cwd", "a string", cwd);
-  if (typeof env !== "object" || env === null || Array.isArray(env)) throw bad("env", "a mapping", env);
-  for (const [k, v] of Object.entries(env)) {
-    if (typeof v !== "string") throw bad(`env.${k}`, "a string", v);
-  }
-  if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout < 0) {
-    throw bad("timeout", "a number of seconds >= 0", timeout);
-  }
-  if (
-    !Array.isArray(interpreter) || interpreter.length === 0 || interpreter.some((a) => typeof a !== "string")
-  ) {
-    throw bad("interpreter", "a non-empty list of strings", interpreter);
-  }
-  return { cwd, env: { ...env }, timeout, interpreter: [...interpreter] };
 }

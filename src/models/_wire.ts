@@ -3,12 +3,12 @@
  *
  * @module
  */
-import type { Json, Message, ToolCall } from "../types.ts";
+import type { Json, ToolCall, WireMessage } from "../types.ts";
 
 /** A chat-completion body, checked and split into the parts the clients need. */
 export interface ParsedBody {
   /** The assistant message as returned (every provider field kept). */
-  message: Message;
+  message: WireMessage;
   finish_reason: string | null;
   /** `usage` from the body, if it was a mapping. */
   usage: { [key: string]: Json } | undefined;
@@ -59,7 +59,7 @@ export function parseCompletionBody(body: string | Json): ParsedBody {
     throw new MalformedBodyError("Cannot parse completion: message content is neither a string nor null");
   }
   const { role: _role, content: _content, tool_calls: rawCalls, ...rest } = raw;
-  const message: Message = { ...rest, role: "assistant", content };
+  const message: WireMessage = { ...rest, role: "assistant", content };
   if (rawCalls !== undefined && rawCalls !== null) {
     if (!Array.isArray(rawCalls)) {
       throw new MalformedBodyError("Cannot parse completion: tool_calls is not a list");

@@ -11,51 +11,91 @@ import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientError } from "./_retry.ts";
 import { isObject, MalformedBodyError, oneLine, parseCompletionBody } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
+import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config_keys.ts";
 
-/** The `model:` keys the HTTP client reads. Every field but `model_name` is optional. */
-export interface OpenAIClientConfig {
-  /**
-   * Model name, optionally with a provider prefix that picks `base_url` and `api_key_env` when they are
-   * unset: `openai/`, `openrouter/`, `deepseek/`, `moonshot/`, `anthropic/`, `gemini/`, `groq/`, `xai/`,
-   * `hosted_vllm/` or `vllm/` (127.0.0.1:8000), `ollama/` (127.0.0.1:11434), `llamacpp/` (127.0.0.1:8080),
-   * `lm_studio/` (127.0.0.1:1234). A known prefix is stripped before sending. No prefix and no
-   * `base_url` means OpenAI.
-   */
-  model_name: string;
-  /**
-   * Merged into the request body: `{model, messages, tools, ...model_kwargs}`. Handled here rather than
-   * sent: `api_base`/`base_url` (base URL), `timeout`/`request_timeout` (deadline, seconds),
-   * `extra_headers` (added to the request headers), `extra_body` (merged into the body),
-   * `input_cost_per_token`/`output_cost_per_token` (prices). Dropped with a warning (litellm-only):
-   * `drop_params`, `num_retries`, `max_retries`, `custom_llm_provider`, `caching`, `cache`, `metadata`,
-   * `mock_response`, `fallbacks`, `api_version`, `stream`. Rejected: `api_key` (use `api_key_env`),
-   * `model`, `messages`. Default `{}`.
-   */
-  model_kwargs?: { [key: string]: Json };
-  /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:8000/v1`. Default: from the model-name prefix. */
-  base_url?: string;
-  /**
-   * Name of the environment variable holding the API key. Default: from the prefix (`OPENAI_API_KEY`,
-   * ...); none for local servers. No `Authorization` header is sent when the variable is unset or empty.
-   */
-  api_key_env?: string;
-  /** Deadline of one request attempt, in seconds. Default 600 (or `model_kwargs.timeout`). */
-  request_timeout?: number;
-  /** Total attempts per query, the first included. Default 10. */
-  retry_attempts?: number;
-  /** Base of the exponential backoff, in seconds. Default 1. */
-  retry_base_delay?: number;
-  /** Longest wait between attempts (also caps `Retry-After`), in seconds. Default 60. */
-  retry_max_delay?: number;
-  /** Dollars per prompt token. Default: unset (the provider's `usage.cost` is used when reported). */
-  input_cost_per_token?: number;
-  /** Dollars per completion token. Default: unset. */
-  output_cost_per_token?: number;
-  /** Dollars per cached prompt token. Default: `input_cost_per_token`. */
-  cache_read_input_token_cost?: number;
-  /** `ignore_errors` counts an unknown cost as 0 without warning or failing. Default `default`. */
-  cost_tracking?: "default" | "ignore_errors";
-}
+/** Deadline of one request attempt when neither `request_timeout` nor `model_kwargs.timeout` is set. */
+export const DEFAULT_REQUEST_TIMEOUT = 600;
+
+/** The `model:` keys the HTTP client reads. */
+export const OPENAI_KEYS = defineKeys({
+  model_name: {
+    type: "string",
+    required: "pass -m MODEL or set model.model_name",
+    envVar: "MSWEA_MODEL_NAME",
+    check: (v) => (v === "" ? "must not be empty" : undefined),
+    doc: "Model id, optionally with a provider prefix that picks `base_url` and `api_key_env` when they " +
+      "are unset (see Providers below); a known prefix is stripped before sending.",
+  },
+  model_kwargs: {
+    type: "object",
+    default: {},
+    doc: "Merged into the request body (`temperature`, `max_tokens`, `reasoning_effort`, ...). Handled " +
+      "here rather than sent: `api_base`/`base_url`, `timeout`/`request_timeout` (the deadline), " +
+      "`extra_headers`, `extra_body` (merged into the body), `input_cost_per_token`/`output_cost_per_token`. " +
+      "litellm-only keys (`drop_params`, `num_retries`, `caching`, ...) are dropped with a warning; " +
+      "`api_key` is refused (use `api_key_env`).",
+  },
+  base_url: {
+    type: "string",
+    defaultDoc: "from the prefix",
+    check: (v) => (v === "" ? "must not be empty" : undefined),
+    doc: "OpenAI-compatible endpoint; requests go to `<base_url>/chat/completions`.",
+  },
+  api_key_env: {
+    type: "string",
+    defaultDoc: "from the prefix",
+    check: (v) => (v === "" ? "must not be empty" : undefined),
+    doc: "Name of the variable holding the API key; no `Authorization` header when it is unset or empty.",
+  },
+  request_timeout: {
+    type: "number",
+    min: 0,
+    defaultDoc: `\`model_kwargs.timeout\`, else ${DEFAULT_REQUEST_TIMEOUT}`,
+    doc: "Deadline of one request attempt, seconds.",
+  },
+  retry_attempts: {
+    type: "int",
+    default: 10,
+    min: 1,
+    envVar: "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT",
+    doc: "Attempts per query, the first included; retried: 408, 409, 429, 5xx, network errors, missed " +
+      "deadlines, malformed bodies; never 400/401/403/404.",
+  },
+  retry_base_delay: {
+    type: "number",
+    default: 1,
+    min: 0,
+    doc: "First backoff, seconds (doubles, full jitter); `Retry-After` is honoured.",
+  },
+  retry_max_delay: {
+    type: "number",
+    default: 60,
+    min: 0,
+    doc: "Longest wait between attempts (also caps `Retry-After`), seconds.",
+  },
+  input_cost_per_token: {
+    type: "number",
+    min: 0,
+    doc: "Dollars per prompt token, used when the provider reports no cost.",
+  },
+  output_cost_per_token: { type: "number", min: 0, doc: "Dollars per completion token." },
+  cache_read_input_token_cost: {
+    type: "number",
+    min: 0,
+    defaultDoc: "`input_cost_per_token`",
+    doc: "Dollars per prompt token read from the provider's cache.",
+  },
+  cost_tracking: {
+    type: "string",
+    default: "default",
+    values: ["default", "ignore_errors"],
+    envVar: "MSWEA_COST_TRACKING",
+    doc: "`ignore_errors`: an unknown cost is 0, with no warning and no stop at a cost limit.",
+  },
+});
+
+/** The resolved `model:` keys of the HTTP client. */
+export type OpenAIClientConfig = ConfigOf<typeof OPENAI_KEYS>;
 
 /** What the client needs from the outside world. */
 export interface OpenAIClientDeps {
@@ -132,11 +172,9 @@ export class OpenAIClient implements ChatClient {
    * @throws {ConfigError} for a bad key or value, an `api_key` in `model_kwargs`, or a cost limit that
    *   cannot be enforced (no prices and a provider known not to report cost)
    */
-  constructor(config: OpenAIClientConfig, deps: OpenAIClientDeps) {
+  constructor(input: ConfigInput<typeof OPENAI_KEYS>, deps: OpenAIClientDeps) {
     const log = deps.log ?? ((line: string) => console.error(line));
-    if (typeof config.model_name !== "string" || config.model_name === "") {
-      throw new ConfigError("Cannot configure model: model.model_name must be a non-empty string");
-    }
+    const config = resolveKeys(OPENAI_KEYS, input, "model", { hostEnv: deps.env });
     const kwargs = { ...config.model_kwargs };
     for (const key of ["api_key", "model", "messages"]) {
       if (key in kwargs) {
@@ -153,8 +191,7 @@ export class OpenAIClient implements ChatClient {
     }
     const kwargUrl = str("model_kwargs.api_base", kwargs.api_base) ??
       str("model_kwargs.base_url", kwargs.base_url);
-    const baseUrl = str("base_url", config.base_url) ?? kwargUrl;
-    this.endpoint = resolveEndpoint(config.model_name, baseUrl, str("api_key_env", config.api_key_env));
+    this.endpoint = resolveEndpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env);
     this.#url = `${this.endpoint.baseUrl}/chat/completions`;
     this.#keyEnv = this.endpoint.apiKeyEnv;
     this.#key = this.#keyEnv === undefined ? "" : deps.env[this.#keyEnv] ?? "";
@@ -181,26 +218,17 @@ export class OpenAIClient implements ChatClient {
 
     const kwargTimeout = num("model_kwargs.timeout", kwargs.timeout) ??
       num("model_kwargs.request_timeout", kwargs.request_timeout);
-    this.#timeoutMs = 1000 * (num("request_timeout", config.request_timeout) ?? kwargTimeout ?? 600);
-    const attempts = num("retry_attempts", config.retry_attempts) ?? 10;
-    if (!Number.isInteger(attempts) || attempts < 1) {
-      throw new ConfigError("Cannot configure model: model.retry_attempts must be an integer >= 1");
-    }
+    this.#timeoutMs = 1000 * (config.request_timeout ?? kwargTimeout ?? DEFAULT_REQUEST_TIMEOUT);
     this.#policy = {
-      attempts,
-      baseDelayMs: 1000 * (num("retry_base_delay", config.retry_base_delay) ?? 1),
-      maxDelayMs: 1000 * (num("retry_max_delay", config.retry_max_delay) ?? 60),
+      attempts: config.retry_attempts,
+      baseDelayMs: 1000 * config.retry_base_delay,
+      maxDelayMs: 1000 * config.retry_max_delay,
       sleep: deps.sleep ?? abortableSleep,
       random: deps.random ?? Math.random,
       log: (line) => log(this.#redact(line)),
     };
 
     this.#prices = prices(config, kwargs);
-    if (config.cost_tracking !== undefined && !["default", "ignore_errors"].includes(config.cost_tracking)) {
-      throw new ConfigError(
-        "Cannot configure model: model.cost_tracking must be `default` or `ignore_errors`",
-      );
-    }
     this.#ignoreCostErrors = config.cost_tracking === "ignore_errors";
     this.#costLimit = deps.costLimit > 0 ? deps.costLimit : 0;
     if (this.#costLimit > 0 && this.#prices === undefined) {
@@ -340,11 +368,11 @@ function providerMessage(text: string): string {
 }
 
 function prices(config: OpenAIClientConfig, kwargs: { [key: string]: Json }): Prices | undefined {
-  const input = num("input_cost_per_token", config.input_cost_per_token) ??
+  const input = config.input_cost_per_token ??
     num("model_kwargs.input_cost_per_token", kwargs.input_cost_per_token);
-  const output = num("output_cost_per_token", config.output_cost_per_token) ??
+  const output = config.output_cost_per_token ??
     num("model_kwargs.output_cost_per_token", kwargs.output_cost_per_token);
-  const cached = num("cache_read_input_token_cost", config.cache_read_input_token_cost);
+  const cached = config.cache_read_input_token_cost;
   if (input === undefined && output === undefined) return undefined;
   if (input === undefined || output === undefined) {
     throw new ConfigError(

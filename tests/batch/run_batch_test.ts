@@ -204,6 +204,7 @@ Deno.test("instanceConfig() renders image, startup command, script and cwd over 
   const base = await config([
     "environment.environment_class=docker",
     "run.env_startup_command=cd /repo && git checkout {{ base_commit }} # {{ instance.instance_id }}",
+    "model.model_class=scripted",
     "model.script=s/{{instance.instance_id}}.yaml",
   ]);
   const inst = { instance_id: "Org__repo-1", base_commit: "abc", problem_statement: "x" };

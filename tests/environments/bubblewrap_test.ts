@@ -3,11 +3,10 @@
  * here these tests are ignored with the reason, except when `CI` is set: there they must run.
  */
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "../_assert.ts";
-import {
-  BubblewrapEnvironment,
-  type BubblewrapEnvironmentConfig,
-} from "../../src/environments/bubblewrap.ts";
+import { BubblewrapEnvironment } from "../../src/environments/bubblewrap.ts";
 import { runCommand } from "../../src/environments/_process.ts";
+import type { ConfigInput } from "../../src/config_keys.ts";
+import type { BUBBLEWRAP_KEYS } from "../../src/environments/_bubblewrap_config.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { makeEnvironment } from "../../src/run.ts";
 
@@ -30,7 +29,7 @@ function bwrapTest(name: string, fn: () => Promise<void>): void {
 }
 
 async function withEnv(
-  config: Omit<BubblewrapEnvironmentConfig, "cwd">,
+  config: ConfigInput<typeof BUBBLEWRAP_KEYS>,
   fn: (env: BubblewrapEnvironment, cwd: string) => void | Promise<void>,
   hostEnv: Record<string, string> = Deno.env.toObject(),
 ): Promise<void> {
@@ -142,7 +141,7 @@ Deno.test("BubblewrapEnvironment rejects a relative cwd and a wrong network type
   assertThrows(
     () => new BubblewrapEnvironment({ cwd: "/tmp", network: "no" as unknown as boolean }, { hostEnv: {} }),
     ConfigError,
-    "environment.network must be true or false",
+    "'environment.network' must be true or false",
   );
 });
 

@@ -104,11 +104,10 @@ Deno.test("DockerEnvironment() resolves upstream's defaults and rejects bad conf
     interpreter: ["bash", "-lc"],
   });
   assertEquals(env.type, "claudius.environments.DockerEnvironment");
-  const make = (c: Record<string, unknown>) => () =>
-    new DockerEnvironment(c as unknown as DockerEnvironmentConfig, { hostEnv: {}, runId: "x" });
+  const make = (c: Record<string, unknown>) => () => new DockerEnvironment(c, { hostEnv: {}, runId: "x" });
   assertThrows(make({}), ConfigError, "environment.image");
   assertThrows(make({ image: TINY, interpreter: [] }), ConfigError, "environment.interpreter");
-  assertThrows(make({ image: TINY, env: { A: 1 } }), ConfigError, "environment.env.A");
+  assertThrows(make({ image: TINY, env: { A: {} } }), ConfigError, "environment.env");
   assertThrows(make({ image: TINY, timeout: "30" }), ConfigError, "environment.timeout");
 });
 

@@ -309,7 +309,7 @@ Deno.test("OpenAIClient presets pick URL, key variable and body; bad configs fai
   const env = { env: {}, costLimit: 0 };
   assertEquals(new OpenAIClient({ model_name: "gpt-4o" }, env).endpoint.baseUrl, "https://api.openai.com/v1");
   assertEquals(new OpenAIClient({ model_name: "ollama/qwen3" }, env).endpoint.apiKeyEnv, undefined);
-  const cases: [OpenAIClientConfig, string][] = [
+  const cases: [Partial<OpenAIClientConfig>, string][] = [
     [{ model_name: "Qwen/Qwen3-8B" }, "model.base_url"],
     [{ model_name: "gpt-4o", model_kwargs: { api_key: "sk-x" } }, "model.api_key_env"],
     [{ model_name: "gpt-4o", base_url: "ftp://x" }, "model.base_url"],

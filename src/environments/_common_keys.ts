@@ -1,0 +1,35 @@
+/**
+ * The config keys every environment class shares (working directory, variables, timeout,
+ * interpreter). Each class spreads them into its own table and sets its own defaults.
+ *
+ * @module
+ */
+import { defineKeys } from "../config_keys.ts";
+
+/** Keys of every environment class. */
+export const COMMON_ENVIRONMENT_KEYS = defineKeys({
+  cwd: {
+    type: "string",
+    default: "",
+    doc: "Working directory of every command. Local and bubblewrap: `./workspace` when empty (created); " +
+      "docker: `/` when empty.",
+  },
+  env: {
+    type: "string-map",
+    default: {},
+    doc: "Variables set for every command; they win over the host's and over `forward_env`.",
+  },
+  timeout: {
+    type: "number",
+    default: 30,
+    min: 0,
+    doc: "Seconds an action may run; then its whole process group is killed (inside the container " +
+      "too), returncode -1, partial output kept; 0 = none.",
+  },
+  interpreter: {
+    type: "string[]",
+    default: ["bash", "-c"],
+    nonEmpty: true,
+    doc: "Argv the command is appended to.",
+  },
+});
