@@ -15,6 +15,7 @@ import {
 } from "./errors.ts";
 import { type ConfigOf, defineKeys, mergeTrees } from "./config_keys.ts";
 import { pyFloat, renderTemplate } from "./template.ts";
+import { redactSecrets } from "./redact.ts";
 import type { AssistantMessage, Environment, ExecOutput, ExitExtra, Message, Model, Vars } from "./types.ts";
 
 const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts";
@@ -137,9 +138,9 @@ export class DefaultAgent {
   /** All template variables: config fields, environment (uname), model, counters, run variables. */
   templateVars(extra: Vars = {}): Vars {
     return mergeTrees(
-      { ...this.config, cost_limit: pyFloat(this.config.cost_limit) },
-      this.env.templateVars(),
-      this.model.templateVars(),
+      redactSecrets({ ...this.config, cost_limit: pyFloat(this.config.cost_limit) }),
+      redactSecrets(this.env.templateVars()),
+      redactSecrets(this.model.templateVars()),
       { n_model_calls: this.nCalls, model_cost: pyFloat(this.cost), elapsed_seconds: this.elapsedSeconds() },
       this.extraVars,
       extra,

@@ -10,6 +10,7 @@ import { ConfigError } from "./errors.ts";
 import { nearestKey, SCHEMA, type Section, sectionKeys } from "./config_schema.ts";
 import { checkTemplate, TemplateError } from "./template.ts";
 import { invalidReason, isTree, type Keys, mergeTrees, resolveKeys } from "./config_keys.ts";
+import { isSecretName, REDACTED, redactSecrets, redactText } from "./redact.ts";
 import type { AgentConfig } from "./agent.ts";
 import type { RUN_KEYS } from "./config_schema.ts";
 import type { ConfigOf } from "./config_keys.ts";
@@ -145,9 +146,24 @@ export function findKeyLine(text: string, path: string[]): number | undefined {
 }
 
 function where(source: ConfigSource, path: string[]): string {
-  if (!source.path) return source.spec === COMMAND_LINE ? COMMAND_LINE : `-c '${source.spec}'`;
+  if (!source.path) return source.spec === COMMAND_LINE ? COMMAND_LINE : `-c '${shownSpec(source.spec)}'`;
   const line = source.text ? findKeyLine(source.text, path) : undefined;
   return line ? `${source.path}:${line}` : source.path;
+}
+
+/** A `-c key=value` spec as messages show it: credentials (by key name or shape) redacted. */
+function shownSpec(spec: string): string {
+  const eq = spec.indexOf("=");
+  if (eq < 0) return spec;
+  const key = spec.slice(0, eq);
+  if (isSecretName(key.split(".").at(-1) ?? "")) return `${key}=${REDACTED}`;
+  const raw = spec.slice(eq + 1);
+  try {
+    const parsed = JSON.parse(raw);
+    const shown = JSON.stringify(redactSecrets(parsed));
+    if (shown !== JSON.stringify(parsed)) return `${key}=${shown}`;
+  } catch { /* not JSON: a plain string */ }
+  return `${key}=${redactText(raw)}`;
 }
 
 /** The `spec` of the source made from command-line flags. */

@@ -19,6 +19,7 @@
  */
 import { ConfigError } from "./errors.ts";
 import type { Json } from "./types.ts";
+import { redactSecrets } from "./redact.ts";
 
 /** The value types a key may hold. */
 export type KeyType =
@@ -162,7 +163,7 @@ function typeOk(type: KeyType, value: unknown): boolean {
  * shallowly here (their own keys are checked one by one by the caller).
  */
 export function invalidReason(def: KeyDef, value: unknown): string | undefined {
-  const got = JSON.stringify(value) ?? String(value);
+  const got = JSON.stringify(redactSecrets(value)) ?? String(value);
   if (!typeOk(def.type, value)) return `must be ${TYPE_NAMES[def.type]}, got ${got}`;
   if (def.min !== undefined && typeof value === "number" && value < def.min) {
     return `must be ${def.type === "int" ? "an integer" : "a number"} >= ${def.min}, got ${got}`;

@@ -13,6 +13,7 @@ import { ConfigError, errorExitMessage } from "./errors.ts";
 import { ChatModel } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
 import { VERSION } from "./version.ts";
+import { redactSecrets, secretValues } from "./redact.ts";
 import { LocalEnvironment } from "./environments/local.ts";
 import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
@@ -172,20 +173,23 @@ export interface TrajectoryInfo {
   artifact_errors?: Record<string, string>;
 }
 
-/** The trajectory's `info` block for the agent's current state. */
-export function trajectoryInfo(agent: DefaultAgent): TrajectoryInfo {
+/**
+ * The trajectory's `info` block for the agent's current state; credentials in the configs (by name,
+ * by shape, and the `secrets` given) are redacted.
+ */
+export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] = []): TrajectoryInfo {
   const last = agent.messages.at(-1);
   const ending = last?.role === "exit" ? last.extra : { exit_status: "", submission: "" };
   return {
     model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls },
-    config: {
+    config: redactSecrets({
       agent: agent.config,
       agent_type: "claudius.agent.DefaultAgent",
       model: agent.model.config,
       model_type: agent.model.type,
       environment: agent.env.config,
       environment_type: agent.env.type,
-    },
+    }, secrets),
     mini_version: UPSTREAM_VERSION,
     claudius_version: VERSION,
     exit_status: ending.exit_status,
@@ -207,9 +211,10 @@ export async function runEpisode(
   const model = await makeModel(config.model, agentConfig.cost_limit, deps);
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
+  const secrets = secretValues(deps.hostEnv);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
   const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
-    save: (a) => writer.save(a.messages, trajectoryInfo(a)),
+    save: (a) => writer.save(a.messages, trajectoryInfo(a, secrets)),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),
@@ -227,7 +232,7 @@ export async function runEpisode(
       // The loop records its own errors; these came before it (environment start, first templates).
       if (agent.messages.at(-1)?.role !== "exit") {
         agent.addMessages(errorExitMessage(e instanceof Error ? e : new Error(String(e))));
-        await writer.save(agent.messages, trajectoryInfo(agent));
+        await writer.save(agent.messages, trajectoryInfo(agent, secrets));
       }
       throw e;
     }
@@ -236,7 +241,7 @@ export async function runEpisode(
       const { saveArtifacts } = await import("./artifacts.ts");
       const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
       if (Object.keys(errors).length) {
-        const info = { ...trajectoryInfo(agent), artifact_errors: errors };
+        const info = { ...trajectoryInfo(agent, secrets), artifact_errors: errors };
         await writer.save(agent.messages, info).catch((e) =>
           deps.log(`warning: Cannot save trajectory: ${e}`)
         );

@@ -1,0 +1,82 @@
+/**
+ * Credentials never reach a file, a log or a prompt: configs are redacted wherever they are saved
+ * (the trajectory's `info.config`), printed (config errors) or exposed to templates.
+ *
+ * @example
+ * ```ts
+ * import { redactSecrets } from "./redact.ts";
+ * redactSecrets({ model_kwargs: { extra_headers: { Authorization: "Bearer abc" }, max_tokens: 100 } });
+ * // { model_kwargs: { extra_headers: { Authorization: "[REDACTED]" }, max_tokens: 100 } }
+ * ```
+ *
+ * @module
+ */
+
+/** What a redacted value becomes. */
+export const REDACTED = "[REDACTED]";
+
+/**
+ * Names whose string values are credentials: `Authorization`, `X-Api-Key`, `api_key`, `HF_TOKEN`,
+ * `GITHUB_TOKEN`, `aws_secret_access_key`, `password`, `Cookie`, ... (`max_tokens` and prices are
+ * numbers, and only strings are redacted).
+ */
+const SECRET_NAME =
+  /(^|[_-])(authorization|auth|api[_-]?key|access[_-]?key|secret|secret[_-]?key|token|password|passwd|pass|credentials?|cookie|private[_-]?key|session)([_-]|$)/i;
+
+/** Credential-shaped text inside any string: bearer/basic values and well-known key prefixes. */
+const SECRET_TEXT = new RegExp(
+  [
+    String.raw`\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}`,
+    String.raw`\bsk-[A-Za-z0-9_-]{16,}`, // OpenAI, Anthropic (sk-ant-...), DeepSeek, OpenRouter (sk-or-...)
+    String.raw`\b(?:ghp|gho|ghu|ghs|github_pat|glpat|xox[abpr]|hf)_[A-Za-z0-9_]{16,}`,
+    String.raw`\bAKIA[A-Z0-9]{16}\b`,
+    String.raw`\bAIza[A-Za-z0-9_-]{30,}`,
+  ].join("|"),
+  "g",
+);
+
+/** Names that say where a credential is, not what it is (`api_key_env: OPENAI_API_KEY`). */
+const POINTER_NAME = /[_-](env|name|path|file|var)$/i;
+
+/** True when a variable or key name holds a credential. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name) && !POINTER_NAME.test(name);
+}
+
+/**
+ * The credential values of a process environment (variables with secret names, 8+ characters), to
+ * be removed wherever they appear verbatim.
+ */
+export function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(env).flatMap(([k, v]) => (v && v.length >= 8 && isSecretName(k) ? [v] : []));
+}
+
+/** `text` with credential-shaped substrings and the known secret values replaced. */
+export function redactText(text: string, known: readonly string[] = []): string {
+  let out = text.replace(SECRET_TEXT, REDACTED);
+  for (const value of known) if (out.includes(value)) out = out.replaceAll(value, REDACTED);
+  return out;
+}
+
+/**
+ * A deep copy of `value` in which every string under a secret name, every credential-shaped
+ * substring and every known secret value is replaced by {@link REDACTED}.
+ *
+ * @param value a config tree (plain JSON data)
+ * @param known secret values to remove wherever they appear (see {@link secretValues})
+ */
+export function redactSecrets<T>(value: T, known: readonly string[] = []): T {
+  return walk(value, undefined, known) as T;
+}
+
+function walk(value: unknown, name: string | undefined, known: readonly string[]): unknown {
+  if (typeof value === "string") {
+    return name !== undefined && value !== "" && isSecretName(name) ? REDACTED : redactText(value, known);
+  }
+  if (Array.isArray(value)) return value.map((v) => walk(v, undefined, known));
+  // Plain mappings only: class instances (e.g. the template layer's Python floats) pass as they are.
+  if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k, known)]));
+  }
+  return value;
+}
