@@ -26,6 +26,14 @@ const EXIT_CODES: Record<string, number> = {
 
 const err = (line: string) => console.error(line);
 
+/** Characters of an error message shown on stderr; the trajectory keeps it whole. */
+const SHOWN_CHARS = 1000;
+
+function clip(message: string): string {
+  const more = message.length - SHOWN_CHARS;
+  return more > 0 ? `${message.slice(0, SHOWN_CHARS)}... [${more} more characters]` : message;
+}
+
 async function readDotEnv(path: string): Promise<Record<string, string>> {
   try {
     return parseDotEnv(await Deno.readTextFile(path));
@@ -244,7 +252,7 @@ if (import.meta.main) {
     code = await main(Deno.args);
   } catch (e) {
     const error = e instanceof Error ? e : new Error(String(e));
-    err(`error: ${error.message}`);
+    err(`error: ${clip(error.message)}`);
     if (e instanceof UsageError) err("hint: run 'claudius --help' for usage");
     if (verbose) {
       err(error.stack ?? "");

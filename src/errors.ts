@@ -58,6 +58,18 @@ export class Interrupted extends InterruptAgentFlow {}
 /** The environment can no longer run commands (e.g. its container died); ends the run. */
 export class EnvironmentLost extends InterruptAgentFlow {}
 
+/**
+ * Upstream's `RuntimeError` (Python's built-in name, kept as the exit status): `run.env_startup_command`
+ * failed. Its message carries the command's output as upstream prints it.
+ */
+export class RuntimeError extends Error {
+  /** @param message upstream's text, e.g. `Error executing startup command: {'output': ...}` */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RuntimeError";
+  }
+}
+
 /** A bad config file, key, value or CLI flag. Messages name the file, line, key or flag. */
 export class ConfigError extends TypeError {
   /** @param message one line naming what was wrong and where */

@@ -9,7 +9,8 @@ import { AGENT_KEYS, DefaultAgent, type RunResult } from "./agent.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { resolveKeys } from "./config_keys.ts";
 import { MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
-import { ConfigError, errorExitMessage } from "./errors.ts";
+import { ConfigError, errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
+import { pyRepr } from "./template/_format.ts";
 import { ChatModel } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
 import { VERSION } from "./version.ts";
@@ -198,6 +199,17 @@ export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] =
 }
 
 /**
+ * Run `run.env_startup_command` (when set) before the agent starts, as upstream's batch runner does.
+ * @throws {RuntimeError} upstream's, with the command's output, when it does not exit 0
+ */
+async function runStartupCommand(env: Environment, command: unknown, signal?: AbortSignal): Promise<void> {
+  if (typeof command !== "string" || command === "") return;
+  const out = await env.execute({ command }, signal);
+  signal?.throwIfAborted();
+  if (out.returncode !== 0) throw new RuntimeError(`Error executing startup command: ${pyRepr(out)}`);
+}
+
+/**
  * Run one episode. The trajectory is on disk after every step and on every exit path; the
  * environment is closed on every exit path. Unexpected errors are recorded, then rethrown.
  */
@@ -224,17 +236,25 @@ export async function runEpisode(
     try {
       await env.start(deps.signal);
       started = true;
-      const startup = config.run.env_startup_command;
-      if (typeof startup === "string" && startup) await env.execute({ command: startup }, deps.signal);
+      await runStartupCommand(env, config.run.env_startup_command, deps.signal);
       const result = await agent.run(episode.task, episode.vars ?? {});
       return { result, agent, bytesWritten: writer.bytesWritten };
-    } catch (e) {
-      // The loop records its own errors; these came before it (environment start, first templates).
+    } catch (caught) {
+      // The loop records its own endings; these came before it (environment start, startup command,
+      // first templates). A signal meanwhile ends the run as the loop would: recorded and returned.
       if (agent.messages.at(-1)?.role !== "exit") {
-        agent.addMessages(errorExitMessage(e instanceof Error ? e : new Error(String(e))));
+        const e = deps.signal?.aborted ? deps.signal.reason : caught;
+        const ending = e instanceof InterruptAgentFlow
+          ? e.messages
+          : [errorExitMessage(e instanceof Error ? e : new Error(String(e)))];
+        agent.addMessages(...ending);
         await writer.save(agent.messages, trajectoryInfo(agent, secrets));
+        const last = agent.messages.at(-1);
+        if (e instanceof InterruptAgentFlow && last?.role === "exit") {
+          return { result: last.extra, agent, bytesWritten: writer.bytesWritten };
+        }
       }
-      throw e;
+      throw caught;
     }
   } finally {
     if (started && (config.run.save_tarball || config.run.save_patch)) {

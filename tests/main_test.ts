@@ -158,6 +158,55 @@ Deno.test("claudius reports usage and config errors on one line with exit code 2
   assertEquals(typo.stderr, `error: Unknown config key 'model.temprature' in ${dir}/c.yaml:4\n`);
 });
 
+Deno.test("claudius stops with RuntimeError when run.env_startup_command fails, before any model call", async () => {
+  const server = await startFakeServer([{ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] }]);
+  try {
+    const r = await runCli([
+      "--task",
+      "t",
+      "-m",
+      "m",
+      "--base-url",
+      server.url,
+      "-c",
+      "run.env_startup_command=echo 'no such repo'; exit 3",
+    ]);
+    assertEquals(r.code, 1, r.stderr);
+    assertEquals(server.requests.length, 0, "no paid call after a failed startup command");
+    // Upstream's words: RuntimeError(f"Error executing startup command: {out}").
+    const text = "Error executing startup command: {'output': 'no such repo\\n', 'returncode': 3, " +
+      "'exception_info': ''}";
+    assertEquals(r.stderr.split("\n")[0], `error: ${text}`);
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.info.exit_status, "RuntimeError");
+    assertEquals(data.messages.map((m: Message) => m.role), ["exit"]);
+    assertEquals(data.messages[0]!.content, text);
+    assertEquals(data.messages[0]!.extra?.exception_str, text);
+    // A long output: one clipped line on stderr, the whole of it in the trajectory.
+    const long = await runCli([
+      "--task",
+      "t",
+      "-m",
+      "m",
+      "--base-url",
+      server.url,
+      "-c",
+      "run.env_startup_command=seq 9999; false",
+    ]);
+    assertEquals(long.code, 1, long.stderr);
+    assertMatch(
+      long.stderr,
+      /^error: Error executing startup command: \{'output': '1\\n2\\n.{900,}\.\.\. \[\d+ more characters\]\n$/,
+    );
+    assertMatch(
+      String((await readTrajectory(long.traj)).data.messages[0]!.content),
+      /9998\\n9999\\n', 'returncode': 1/,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("claudius --help and --version print and exit 0", async () => {
   const help = await runCli(["--help"]);
   assertEquals(help.code, 0);

@@ -148,6 +148,28 @@ Deno.test("runBatch() records failures, keeps going, and a rerun redoes only the
   assertEquals(redo.byStatus, { Submitted: ["ok"] });
 });
 
+Deno.test("runBatch() leaves an instance whose startup command failed unfinished, out of preds.json, and retries it", async () => {
+  const fx = await writeBatch([
+    { id: "good", replies: [submit("G")], fields: { ready: "yes" } },
+    { id: "bad", replies: [submit("B")], fields: { ready: "no" } },
+  ]);
+  const startup = "run.env_startup_command=echo checking {{ instance_id }}; test {{ instance.ready }} = yes";
+  const s = await runBatch(options(fx.instances, fx.out, await config([...fx.specs, startup])), deps());
+  assertEquals(s.byStatus, { Submitted: ["good"], RuntimeError: ["bad"] });
+  assertEquals(s.unfinished, ["bad"]);
+  assertEquals(Object.keys(JSON.parse(await Deno.readTextFile(s.predsPath))), ["good"]);
+  const { data } = await readTrajectory(`${fx.out}/bad/bad.traj.json`);
+  assertEquals(data.info.exit_status, "RuntimeError");
+  assertEquals(
+    data.messages.at(-1)?.content,
+    "Error executing startup command: {'output': 'checking bad\\n', 'returncode': 1, 'exception_info': ''}",
+  );
+
+  const again = await runBatch(options(fx.instances, fx.out, await config(fx.specs)), deps());
+  assertEquals([again.skipped, again.byStatus], [1, { Submitted: ["bad"] }]);
+  assertEquals(Object.keys(JSON.parse(await Deno.readTextFile(again.predsPath))).sort(), ["bad", "good"]);
+});
+
 Deno.test("runBatch() counts an environment that never started as unfinished (engine unreachable)", async () => {
   const fx = await writeBatch([{ id: "a", replies: [submit("x")] }]);
   const cfg = await config([
