@@ -8,7 +8,7 @@ import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
 import { flagsToConfig } from "./src/cli.ts";
 import { isTree, loadConfig } from "./src/config.ts";
-import { ConfigError, exitMessage, Interrupted } from "./src/errors.ts";
+import { ConfigError, type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
 import type { Environment } from "./src/types.ts";
 import { formatForDisplay } from "./src/display.ts";
@@ -20,11 +20,22 @@ const EXIT_CODES: Record<string, number> = {
   TimeExceeded: 4,
   RepeatedFormatError: 5,
   EnvironmentLost: 6,
+  // 128 + the signal's number, as a shell reports a process the signal killed.
+  Hangup: 129,
   Interrupted: 130,
+  Quit: 131,
   Terminated: 143,
 };
 
-const err = (line: string) => console.error(line);
+/** Write to stdout or stderr, which may be gone (a closed terminal gives EIO): the run goes on without. */
+function quietly(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // Nowhere left to write.
+  }
+}
+const err = (line: string) => quietly(() => console.error(line));
 
 /** Characters of an error message shown on stderr; the trajectory keeps it whole. */
 const SHOWN_CHARS = 1000;
@@ -80,17 +91,17 @@ async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, strin
 }
 
 /**
- * Two-stage SIGINT / SIGTERM handling: the first signal calls `first` (end cleanly), any later one
- * `again` (end now). Returns the function that removes the listeners.
+ * Two-stage handling of SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first signal calls `first` (end
+ * cleanly), any later one `again` (end now), each with the signal's exit status
+ * ({@link SIGNAL_STATUSES}). Returns the function that removes the listeners.
  */
 function onSignals(
-  first: (name: "SIGINT" | "SIGTERM", status: "Interrupted" | "Terminated") => void,
-  again: (name: "SIGINT" | "SIGTERM", status: "Interrupted" | "Terminated") => void,
+  first: (name: EndingSignal, status: string) => void,
+  again: (name: EndingSignal, status: string) => void,
 ): () => void {
   let count = 0;
-  const listeners = (["SIGINT", "SIGTERM"] as const).map((name) => {
-    const listener = () =>
-      (++count > 1 ? again : first)(name, name === "SIGINT" ? "Interrupted" : "Terminated");
+  const listeners = (Object.keys(SIGNAL_STATUSES) as EndingSignal[]).map((name) => {
+    const listener = () => (++count > 1 ? again : first)(name, SIGNAL_STATUSES[name]);
     Deno.addSignalListener(name, listener);
     return [name, listener] as const;
   });
@@ -125,7 +136,7 @@ async function run(flags: RunFlags): Promise<number> {
       // Forced: no more waiting for the run, but the container still goes (bounded).
       err(`claudius: ${name} again: removing the environment and exiting`);
       const deadline = new Promise((resolve) => setTimeout(resolve, 10_000));
-      Promise.race([env?.close(), deadline]).finally(() => Deno.exit(EXIT_CODES[status]));
+      Promise.race([env?.close(), deadline]).finally(() => Deno.exit(EXIT_CODES[status] ?? 1));
     },
   );
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
@@ -153,10 +164,10 @@ async function batch(flags: BatchFlags): Promise<number> {
   const config = await resolveFlagsConfig(flags, hostEnv);
   const graceful = new AbortController();
   const force = new AbortController();
-  let signalName: "SIGINT" | "SIGTERM" = "SIGINT";
+  let signalStatus = "";
   const removeSignals = onSignals(
     (name, status) => {
-      signalName = name;
+      signalStatus = status;
       err(
         `claudius batch: ${name} received: starting no more instances, ending running ones (again to force)`,
       );
@@ -187,7 +198,7 @@ async function batch(flags: BatchFlags): Promise<number> {
     }, {
       hostEnv,
       cwd: Deno.cwd(),
-      write: (text) => Deno.stdout.writeSync(encoder.encode(text)),
+      write: (text) => quietly(() => Deno.stdout.writeSync(encoder.encode(text))),
       live,
       rows: () => Deno.consoleSize().rows,
       log: err,
@@ -205,8 +216,8 @@ async function batch(flags: BatchFlags): Promise<number> {
     if (s.unfinished.length) lines.push(`unfinished (rerun to retry): ${s.unfinished.join(", ")}`);
     if (s.notStarted.length) lines.push(`not started: ${s.notStarted.length}`);
     lines.push(`predictions: ${s.predsPath}`, `exit statuses: ${s.statusesPath}`);
-    console.log(lines.join("\n"));
-    if (s.interrupted) return EXIT_CODES[signalName === "SIGINT" ? "Interrupted" : "Terminated"]!;
+    quietly(() => console.log(lines.join("\n")));
+    if (s.interrupted) return EXIT_CODES[signalStatus || "Interrupted"]!;
     return s.unfinished.length || s.notStarted.length ? 1 : 0;
   } finally {
     removeSignals();

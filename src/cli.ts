@@ -65,7 +65,8 @@ Options:
   -h, --help               print this help
 
 Exit codes: 0 Submitted, 1 error, 2 usage or config error, 3 LimitsExceeded, 4 TimeExceeded,
-5 RepeatedFormatError, 6 EnvironmentLost, 130 Interrupted (SIGINT), 143 Terminated (SIGTERM).
+5 RepeatedFormatError, 6 EnvironmentLost, 129 Hangup (SIGHUP), 130 Interrupted (SIGINT),
+131 Quit (SIGQUIT), 143 Terminated (SIGTERM); a second signal ends at once.
 Environment: API keys come from the variable named by model.api_key_env (e.g. OPENAI_API_KEY);
 .env in the current directory, then ~/.config/claudius/.env, fill variables that are not set.`;
 

@@ -53,7 +53,23 @@ export class LimitsExceeded extends InterruptAgentFlow {}
 export class TimeExceeded extends LimitsExceeded {}
 /** The model's reply had no valid action(s); carries the format-error user message. */
 export class FormatError extends InterruptAgentFlow {}
-/** Ctrl-C or SIGTERM arrived; carries the exit message (status `Interrupted` or `Terminated`). */
+/** A signal that ends a run cleanly, and the exit status recorded for it (see {@link SIGNAL_STATUSES}). */
+export type EndingSignal = "SIGINT" | "SIGTERM" | "SIGHUP" | "SIGQUIT";
+
+/**
+ * The exit status a signal ends a run with: `Interrupted` (Ctrl-C), `Terminated`, and for a closed
+ * terminal or a dropped ssh session `Hangup`, for Ctrl-\ `Quit` (the signals' names as `strsignal`
+ * and shells print them). Upstream records none: SIGINT's `KeyboardInterrupt` escapes its loop, the
+ * others kill Python at once.
+ */
+export const SIGNAL_STATUSES: Readonly<Record<EndingSignal, string>> = {
+  SIGINT: "Interrupted",
+  SIGTERM: "Terminated",
+  SIGHUP: "Hangup",
+  SIGQUIT: "Quit",
+};
+
+/** A signal arrived (see {@link SIGNAL_STATUSES}); carries the exit message to append. */
 export class Interrupted extends InterruptAgentFlow {}
 /** The environment can no longer run commands (e.g. its container died); ends the run. */
 export class EnvironmentLost extends InterruptAgentFlow {}

@@ -29,7 +29,7 @@ export interface EpisodeDeps {
   hostEnv: Record<string, string>;
   /** Warnings and notices, one line each. */
   log: (line: string) => void;
-  /** Aborted on Ctrl-C / SIGTERM with an `Interrupted` reason. */
+  /** Aborted on a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) with an `Interrupted` reason. */
   signal?: AbortSignal;
   /** Called with every message as it is appended. */
   onMessage?: (message: Message) => void;

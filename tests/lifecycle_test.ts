@@ -82,9 +82,10 @@ async function spawnDocker(serverUrl: string, extra: string[] = []): Promise<Run
   return { child, dir, traj };
 }
 
+/** Wait for the run; `code` is -1 when a signal killed it (its handlers did not run). */
 async function finish(run: Run): Promise<{ code: number; stderr: string }> {
   const out = await run.child.output();
-  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+  return { code: out.signal === null ? out.code : -1, stderr: new TextDecoder().decode(out.stderr) };
 }
 
 /** Run to the end against `replies`; check a container existed mid-run and none is left. */
@@ -145,24 +146,44 @@ async function spawnMidCommand(server: FakeServer): Promise<Run> {
   return run;
 }
 
+/** Host processes whose command line mentions `text` (e.g. `docker exec` clients of a container). */
+async function hostProcesses(text: string): Promise<string[]> {
+  const r = await runCommand(["ps", "-eo", "args"], { timeoutSeconds: 10 });
+  return r.output.split("\n").filter((l) => l.includes(text) && !l.startsWith("ps "));
+}
+
 for (
-  const [signal, code, status] of [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const
+  const [signal, code, status] of [
+    ["SIGINT", 130, "Interrupted"],
+    ["SIGTERM", 143, "Terminated"],
+    ["SIGHUP", 129, "Hangup"],
+    ["SIGQUIT", 131, "Quit"],
+  ] as const
 ) {
-  lifecycleTest(`claudius --env docker removes its container on ${signal} mid-command`, async () => {
-    const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
-    try {
-      const run = await spawnMidCommand(server);
-      const t0 = Date.now();
-      run.child.kill(signal);
-      const r = await finish(run);
-      assertEquals(r.code, code, r.stderr);
-      assert(Date.now() - t0 < 10_000, `exit took ${Date.now() - t0} ms`);
-      assertEquals((await readTrajectory(run.traj)).data.info.exit_status, status);
-      assertEquals(await containersOf(run.child.pid), []);
-    } finally {
-      await server.close();
-    }
-  });
+  lifecycleTest(
+    `claudius --env docker removes its container and exec client on ${signal} mid-command`,
+    async () => {
+      const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
+      let id = "";
+      try {
+        const run = await spawnMidCommand(server);
+        id = (await docker("inspect", "-f", "{{.Id}}", (await containersOf(run.child.pid))[0]!)).out.trim();
+        const clients = () => hostProcesses(id).then((ps) => ps.filter((l) => l.includes(" exec ")));
+        assertEquals((await clients()).length, 1, "one docker exec client mid-command");
+        const t0 = Date.now();
+        run.child.kill(signal);
+        const r = await finish(run);
+        assertEquals(r.code, code, r.stderr);
+        assert(Date.now() - t0 < 10_000, `exit took ${Date.now() - t0} ms`);
+        assertEquals((await readTrajectory(run.traj)).data.info.exit_status, status);
+        assertEquals(await containersOf(run.child.pid), []);
+        assertEquals(await clients(), [], "a docker exec client outlived the run");
+      } finally {
+        if (id) await docker("rm", "-f", id);
+        await server.close();
+      }
+    },
+  );
 }
 
 lifecycleTest("claudius reap removes a SIGKILLed run's container and keeps a live run's", async () => {

@@ -223,12 +223,18 @@ async function waitFor(pred: () => boolean | Promise<boolean>, ms = 10000): Prom
   }
 }
 
-for (
-  const [signal, code, status] of [["SIGINT", 130, "Interrupted"], ["SIGTERM", 143, "Terminated"]] as const
-) {
+/** Each signal that ends a run cleanly: its exit code and the status recorded. */
+const SIGNALS = [
+  ["SIGINT", 130, "Interrupted"],
+  ["SIGTERM", 143, "Terminated"],
+  ["SIGHUP", 129, "Hangup"],
+  ["SIGQUIT", 131, "Quit"],
+] as const;
+
+for (const [signal, code, status] of SIGNALS) {
   Deno.test(`claudius on ${signal} mid-command kills the command's group, records ${status}, exits ${code}`, async () => {
     const server = await startFakeServer([{
-      commands: ["(sleep 3; touch late-marker) & echo started; sleep 30"],
+      commands: ["(sleep 1.5; touch late-marker) & echo started; sleep 30"],
     }]);
     try {
       const s = await spawn(["--task", "t", "-m", "m", "--base-url", server.url]);
@@ -236,18 +242,51 @@ for (
       await new Promise((r) => setTimeout(r, 500));
       s.child.kill(signal);
       const out = await s.child.output();
-      assertEquals(out.code, code, new TextDecoder().decode(out.stderr));
+      assertEquals([out.code, out.signal], [code, null], new TextDecoder().decode(out.stderr));
       const { data, repaired } = await readTrajectory(s.traj);
       assertEquals(repaired, false);
       assertEquals(data.info.exit_status, status);
       assertEquals(data.messages.at(-1)!.role, "exit");
-      await new Promise((r) => setTimeout(r, 3500));
+      await new Promise((r) => setTimeout(r, 1500));
       assertEquals(await Deno.stat(`${s.dir}/workspace/late-marker`).then(() => true, () => false), false);
     } finally {
       await server.close();
     }
   });
 }
+
+Deno.test("claudius in a terminal that closes (SIGHUP, stderr gone) records Hangup and kills the command", async () => {
+  const dir = await Deno.makeTempDir();
+  const socket = `claudius-test-${crypto.randomUUID().slice(0, 8)}`;
+  const tmux = (...args: string[]) =>
+    new Deno.Command("tmux", {
+      args: ["-L", socket, ...args],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    })
+      .output();
+  const replies = JSON.stringify([{ commands: ["(sleep 1.5; touch late) & touch started; sleep 30"] }]);
+  const argv = [Deno.execPath(), "run", ...PERMS, MAIN, "--task", "t", "--model-class", "scripted", "-v"];
+  const line = [...argv, "-c", `model.replies=${replies}`, "-o", `${dir}/t.json`]
+    .map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const started = await tmux("new-session", "-d", "-c", dir, `exec ${line}`);
+  assertEquals(started.code, 0, new TextDecoder().decode(started.stderr));
+  try {
+    const pid = Number(new TextDecoder().decode((await tmux("display", "-p", "#{pane_pid}")).stdout));
+    await waitFor(() => Deno.stat(`${dir}/workspace/started`).then(() => true, () => false));
+    await tmux("kill-server");
+    await waitFor(async () =>
+      (await new Deno.Command("kill", { args: ["-0", String(pid)] }).output()).code !== 0
+    );
+    const { data } = await readTrajectory(`${dir}/t.json`);
+    assertEquals(data.info.exit_status, "Hangup");
+    await new Promise((r) => setTimeout(r, 2000));
+    assertEquals(await Deno.stat(`${dir}/workspace/late`).then(() => true, () => false), false);
+  } finally {
+    await tmux("kill-server");
+  }
+});
 
 Deno.test("claudius killed with SIGKILL leaves a trajectory readable up to the last step", async () => {
   const replies: ScriptReply[] = Array.from({ length: 50 }, (_, i) => ({ commands: [`echo step ${i}`] }));

@@ -10,6 +10,7 @@
  * @module
  */
 import { dump } from "js-yaml";
+import { SIGNAL_STATUSES } from "../errors.ts";
 import { readTrajectory } from "../trajectory.ts";
 import type { ExitExtra, Message } from "../types.ts";
 
@@ -20,8 +21,7 @@ import type { ExitExtra, Message } from "../types.ts";
  */
 export const UNFINISHED_STATUSES: ReadonlySet<string> = new Set([
   "EnvironmentLost",
-  "Interrupted",
-  "Terminated",
+  ...Object.values(SIGNAL_STATUSES),
 ]);
 
 /** One SWE-bench prediction. */

@@ -50,7 +50,8 @@ Options:
 
 Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<unix time>.yaml.
 Exit codes: 0 every selected instance finished, 1 some did not (rerun to retry), 2 usage or config
-error, 130 / 143 stopped by SIGINT / SIGTERM (a second signal stops at once).`;
+error, 129 / 130 / 131 / 143 stopped by SIGHUP / SIGINT / SIGQUIT / SIGTERM (a second signal stops at
+once).`;
 
 const OPTIONS: Record<string, FlagSpec> = {
   output: { type: "string", short: "o" },

@@ -46,7 +46,7 @@ function spawn(args: string[], cwd: string): Deno.ChildProcess {
 async function finish(child: Deno.ChildProcess) {
   const out = await child.output();
   const d = new TextDecoder();
-  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+  return { code: out.code, signal: out.signal, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
 }
 
 /** Ids whose trajectory ends with an exit message. */
@@ -258,4 +258,50 @@ for (const signals of [1, 2]) {
       }
     },
   });
+}
+
+for (const [signal, code, status] of [["SIGHUP", 129, "Hangup"], ["SIGQUIT", 131, "Quit"]] as const) {
+  Deno.test(`claudius batch on ${signal} ends running episodes as ${status}, kills their commands, exits ${code}`, async () => {
+    const ids = ["h0", "h1", "h2"];
+    const dir = await Deno.makeTempDir();
+    const fx = await writeBatch(
+      ids.map((id) => ({
+        id,
+        replies: [
+          step(`(sleep 2; touch ${dir}/late-${id}) & touch ${dir}/started-${id}; sleep 30`),
+          submit(id),
+        ],
+      })),
+      dir,
+    );
+    const child = spawn([fx.instances, "-o", fx.out, "-w", "2", ...fx.specs.flatMap((s) => ["-c", s])], dir);
+    const started = async () =>
+      [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith("started-")).length;
+    await until("2 running commands", async () => (await started()) === 2);
+    child.kill(signal);
+    const r = await finish(child);
+    assertEquals([r.code, r.signal], [code, null], r.stdout + r.stderr);
+    const running = ids.filter((id) => existsSync(`${dir}/started-${id}`));
+    assertEquals(running.length, 2);
+    for (const id of running) {
+      const { data } = await readTrajectory(`${fx.out}/${id}/${id}.traj.json`);
+      assertEquals(data.info.exit_status, status);
+    }
+    assertEquals(JSON.parse(await Deno.readTextFile(`${fx.out}/preds.json`)), {});
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assertEquals(
+      [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith("late-")),
+      [],
+      "a command outlived",
+    );
+  });
+}
+
+function existsSync(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
