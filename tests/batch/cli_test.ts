@@ -275,9 +275,8 @@ for (const [signal, code, status] of [["SIGHUP", 129, "Hangup"], ["SIGQUIT", 131
       dir,
     );
     const child = spawn([fx.instances, "-o", fx.out, "-w", "2", ...fx.specs.flatMap((s) => ["-c", s])], dir);
-    const started = async () =>
-      [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith("started-")).length;
-    await until("2 running commands", async () => (await started()) === 2);
+    const started = () => [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith("started-")).length;
+    await until("2 running commands", () => Promise.resolve(started() === 2));
     child.kill(signal);
     const r = await finish(child);
     assertEquals([r.code, r.signal], [code, null], r.stdout + r.stderr);
