@@ -126,30 +126,38 @@ async function run(flags: RunFlags): Promise<number> {
     config.agent.output_path ?? `runs/${timestamp()}.json`;
 
   const controller = new AbortController();
+  const force = new AbortController();
   let env: Environment | undefined;
+  let episode: Promise<unknown> = Promise.resolve();
   const removeSignals = onSignals(
     (name, status) => {
       err(`claudius: ${name} received, ending the run (again to force)`);
       controller.abort(new Interrupted(exitMessage(status)));
     },
     (name, status) => {
-      // Forced: no more waiting for the run, but the container still goes (bounded).
+      // Forced: the environment goes now (a starting container too), then the run records its
+      // ending and exits; within 10 s whatever happens.
       err(`claudius: ${name} again: removing the environment and exiting`);
+      force.abort();
       const deadline = new Promise((resolve) => setTimeout(resolve, 10_000));
-      Promise.race([env?.close(), deadline]).finally(() => Deno.exit(EXIT_CODES[status] ?? 1));
+      Promise.race([Promise.allSettled([env?.close(), episode]), deadline])
+        .finally(() => Deno.exit(EXIT_CODES[status] ?? 1));
     },
   );
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
   try {
-    const { result } = await runEpisode(config, { task, outputPath }, {
+    const running = runEpisode(config, { task, outputPath }, {
       hostEnv,
       log: err,
       signal: controller.signal,
+      force: force.signal,
       runId: crypto.randomUUID().slice(0, 8),
       cwd,
       onEnvironment: (e) => (env = e),
       ...(flags.verbose ? { onMessage: (m) => err(formatForDisplay(m, color)) } : {}),
     });
+    episode = running;
+    const { result } = await running;
     err(`claudius: ${result.exit_status}; trajectory saved to ${outputPath}`);
     return EXIT_CODES[result.exit_status] ?? 1;
   } finally {
@@ -234,11 +242,22 @@ async function main(argv: string[]): Promise<number> {
       console.log(`claudius ${VERSION}`);
       return 0;
     case "reap": {
+      const { reapContainers } = await import("./src/environments/reap.ts");
+      const hostEnv = await hostEnvironment();
       const hosts = command.dockerHost.length ? command.dockerHost : [undefined];
       for (const host of hosts) {
-        const { reapContainers } = await import("./src/environments/reap.ts");
-        const removed = await reapContainers(command.executable, host ? { dockerHost: host } : {});
+        const { removed, otherHosts } = await reapContainers(command.executable, {
+          hostEnv,
+          allHosts: command.allHosts,
+          ...(host ? { dockerHost: host } : {}),
+        });
         for (const id of removed) console.log(`removed ${id}`);
+        if (otherHosts.length) {
+          err(
+            `claudius reap: kept ${otherHosts.length} container(s) of runs on other machines on ` +
+              `${host ?? "the default engine"} (--all-hosts removes them): ${otherHosts.join(", ")}`,
+          );
+        }
       }
       return 0;
     }

@@ -5,10 +5,7 @@
  *
  * @module
  */
-import type { Environment } from "./types.ts";
-import { DockerEnvironment } from "./environments/docker.ts";
-import { LocalEnvironment } from "./environments/local.ts";
-import { BubblewrapEnvironment } from "./environments/bubblewrap.ts";
+import type { Environment, HostCommand } from "./types.ts";
 
 /** The `run` keys that ask for artifacts. */
 export interface ArtifactConfig {
@@ -22,10 +19,10 @@ export interface ArtifactConfig {
 export interface ArtifactDeps {
   /** Notices and warnings, one line each. */
   log: (line: string) => void;
-  /** `DOCKER_HOST` for the engine CLI (docker environments). */
-  dockerHost?: string;
   /** Seconds allowed per artifact. Default 300. */
   timeoutSeconds?: number;
+  /** Aborting it kills the artifact command at once (a second Ctrl-C). */
+  force?: AbortSignal;
 }
 
 /** What was saved and what failed. */
@@ -57,9 +54,9 @@ const PATCH_SCRIPT = [
 /**
  * Take the artifacts `config` asks for from the environment's working directory, next to the
  * trajectory: `submission.tar.gz` and `<stem>.patch` (stem: the trajectory's name without
- * `.traj.json` / `.json`). Local and bubblewrap environments are read on the host; docker ones with
- * `docker exec` streaming to the host file. Files appear whole or not at all (written under a
- * temporary name, then renamed).
+ * `.traj.json` / `.json`), with the command the environment names ({@link Environment.hostCommand}:
+ * on the host for local and bubblewrap, `docker exec` for docker) streaming to the host file. Files
+ * appear whole or not at all (written under a temporary name, then renamed).
  *
  * Never throws: a failure is logged and returned in `errors`.
  *
@@ -71,7 +68,7 @@ const PATCH_SCRIPT = [
  * @param env a started environment (before close)
  * @param config the `run` section
  * @param trajectoryPath where the trajectory is written
- * @param deps logger, docker host, timeout
+ * @param deps logger, timeout, force signal
  * @returns the paths written and the errors
  */
 export async function saveArtifacts(
@@ -93,7 +90,8 @@ export async function saveArtifacts(
   }
   for (const [name, dest, what, argv] of wanted) {
     try {
-      await runToFile(commandIn(env, argv, deps), dest, deps.timeoutSeconds ?? 300, what);
+      if (!env.hostCommand) throw new Error(`artifacts are not supported for ${env.type}`);
+      await runToFile(env.hostCommand(argv), dest, deps.timeoutSeconds ?? 300, what, deps.force);
       report.saved[name] = dest;
       deps.log(`Saved ${name} to ${dest}`);
     } catch (e) {
@@ -105,34 +103,18 @@ export async function saveArtifacts(
   return report;
 }
 
-interface Invocation {
-  argv: string[];
-  cwd?: string;
-  env?: Record<string, string>;
-}
-
-/** `argv` run in the environment's working directory. */
-function commandIn(env: Environment, argv: string[], deps: ArtifactDeps): Invocation {
-  if (env instanceof DockerEnvironment) {
-    if (!env.containerId) throw new Error("the container was never started");
-    const { executable, cwd } = env.config;
-    return {
-      argv: [executable, "exec", "-w", cwd, env.containerId, ...argv],
-      ...(deps.dockerHost ? { env: { ...Deno.env.toObject(), DOCKER_HOST: deps.dockerHost } } : {}),
-    };
-  }
-  if (env instanceof LocalEnvironment || env instanceof BubblewrapEnvironment) {
-    return { argv, ...(env.config.cwd ? { cwd: env.config.cwd } : {}) };
-  }
-  throw new Error(`artifacts are not supported for ${env.type}`);
-}
-
 /**
  * Run `inv` with its stdout going to `dest` (via a temporary file renamed on success); `what` names
- * the program in errors.
- * @throws {Error} with the command's stderr when it fails, times out or cannot start
+ * the program in errors. `force` kills its process group at once.
+ * @throws {Error} with the command's stderr when it fails, times out, is killed or cannot start
  */
-async function runToFile(inv: Invocation, dest: string, timeoutSeconds: number, what: string): Promise<void> {
+async function runToFile(
+  inv: HostCommand,
+  dest: string,
+  timeoutSeconds: number,
+  what: string,
+  force?: AbortSignal,
+): Promise<void> {
   const slash = dest.lastIndexOf("/");
   if (slash > 0) await Deno.mkdir(dest.slice(0, slash), { recursive: true });
   const partial = `${dest}.partial`;
@@ -149,22 +131,26 @@ async function runToFile(inv: Invocation, dest: string, timeoutSeconds: number, 
       stderr: "piped",
       detached: true,
     }).spawn();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let stopped = "";
+    const kill = (why: string) => {
+      stopped ||= why;
       try {
         Deno.kill(-child.pid, "SIGKILL");
       } catch {
         // Already gone.
       }
-    }, timeoutSeconds * 1000);
+    };
+    const timer = setTimeout(() => kill(`no result within ${timeoutSeconds} s`), timeoutSeconds * 1000);
+    const onForce = () => kill("stopped by a second signal");
+    if (force?.aborted) onForce();
+    else force?.addEventListener("abort", onForce, { once: true });
     try {
       const [, stderr, status] = await Promise.all([
         child.stdout.pipeTo(file.writable),
         new Response(child.stderr).text(),
         child.status,
       ]);
-      if (timedOut) throw new Error(`no result within ${timeoutSeconds} s`);
+      if (stopped) throw new Error(stopped);
       // GNU tar exits 1 when a file changed while it was read; the archive is still whole.
       const tarWarning = status.code === 1 && what === "tar" && !/error/i.test(stderr);
       if (!status.success && !tarWarning) {
@@ -173,6 +159,7 @@ async function runToFile(inv: Invocation, dest: string, timeoutSeconds: number, 
       }
     } finally {
       clearTimeout(timer);
+      force?.removeEventListener("abort", onForce);
     }
     await Deno.rename(partial, dest);
     ok = true;

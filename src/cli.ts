@@ -31,7 +31,7 @@ export type Command =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "run"; flags: RunFlags }
-  | { kind: "reap"; dockerHost: string[]; executable: string; verbose: boolean }
+  | { kind: "reap"; dockerHost: string[]; executable: string; allHosts: boolean; verbose: boolean }
   /** `claudius batch ARGS`: parsed by `src/batch/cli.ts`, loaded only for batches. */
   | { kind: "batch"; argv: string[] };
 
@@ -42,7 +42,9 @@ export const HELP =
 Usage:
   claudius [--task T | --task-file F] [options]    run one episode
   claudius batch INSTANCES [options]               run many instances in parallel (batch --help)
-  claudius reap [--docker-host H]...               remove containers left by dead runs
+  claudius reap [--docker-host H]... [--all-hosts]
+                                                   remove containers left by this machine's dead runs
+                                                   (--all-hosts: also all runs of other machines)
 
 Options:
   -t, --task TEXT          the task (else run.task from the config)
@@ -89,6 +91,7 @@ export function parseCommand(argv: string[]): Command {
     const { values } = parse(argv.slice(1), {
       "docker-host": { type: "string", multiple: true },
       executable: { type: "string" },
+      "all-hosts": { type: "boolean" },
       verbose: { type: "boolean", short: "v" },
       help: { type: "boolean", short: "h" },
     });
@@ -97,6 +100,7 @@ export function parseCommand(argv: string[]): Command {
       kind: "reap",
       dockerHost: (values["docker-host"] as string[] | undefined) ?? [],
       executable: (values.executable as string | undefined) ?? "docker",
+      allHosts: Boolean(values["all-hosts"]),
       verbose: Boolean(values.verbose),
     };
   }

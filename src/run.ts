@@ -42,6 +42,8 @@ export interface EpisodeDeps {
   dockerHost?: string;
   /** Called with the environment right after it is built (the batch runner tracks live ones). */
   onEnvironment?: (env: Environment) => void;
+  /** Aborted on a second signal: artifact commands are killed at once. */
+  force?: AbortSignal;
 }
 
 /** What to run. */

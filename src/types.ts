@@ -129,6 +129,13 @@ export interface ExecOutput {
   extra?: Record<string, unknown>;
 }
 
+/** A program to run on the host: argv, working directory and environment (undefined: inherit). */
+export interface HostCommand {
+  argv: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
 /** Where commands run: the host (`local`), a container (`docker`), a sandbox (`bubblewrap`). */
 export interface Environment {
   /** The environment's resolved config, as saved in the trajectory and exposed to templates. */
@@ -141,6 +148,12 @@ export interface Environment {
   execute(action: Action, signal?: AbortSignal): Promise<ExecOutput>;
   /** Config fields plus the uname of where commands run (`system`, `node`, `release`, `version`, `machine`). */
   templateVars(): Vars;
+  /**
+   * The host command that runs `argv` where commands run, in the working directory (artifacts stream
+   * its stdout to host files). Environments without it do not support artifacts.
+   * @throws {Error} when it cannot (e.g. the container was never started)
+   */
+  hostCommand?(argv: string[]): HostCommand;
   /** Release everything (kill processes, remove the container). Safe to call twice. */
   close(): Promise<void>;
 }

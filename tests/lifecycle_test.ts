@@ -7,86 +7,22 @@
  * Without an engine these tests are ignored, except when `CI` is set: there they fail.
  */
 import { assert, assertEquals, assertMatch } from "./_assert.ts";
-import { type FakeServer, startFakeServer } from "./fake_server.ts";
+import { startFakeServer } from "./fake_server.ts";
 import type { ScriptReply } from "../src/models/_script.ts";
 import { readTrajectory } from "../src/trajectory.ts";
-import { runCommand } from "../src/environments/_process.ts";
 import { DockerEnvironment } from "../src/environments/docker.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
-const PERMS = ["--allow-read", "--allow-write", "--allow-run", "--allow-env", "--allow-net", "--allow-sys"];
-const TINY = "claudius-test-tiny:latest";
-
-async function docker(...args: string[]): Promise<{ code: number | null; out: string }> {
-  const r = await runCommand(["docker", ...args], { timeoutSeconds: 60 });
-  return { code: r.exitCode, out: r.output };
-}
-
-const inCI = Boolean(Deno.env.get("CI"));
-const engine = (await docker("info").catch(() => ({ code: 1 }))).code === 0;
-if (!engine && !inCI) {
-  console.error(
-    "lifecycle_test.ts: no engine answers `docker info`: lifecycle tests ignored (set CI to fail)",
-  );
-}
-
-function lifecycleTest(name: string, fn: () => Promise<void>): void {
-  Deno.test({
-    name,
-    ignore: !engine && !inCI,
-    fn: async () => {
-      if (!engine) throw new Error("Cannot run lifecycle tests: `docker info` fails and CI is set");
-      if ((await docker("image", "inspect", TINY)).code !== 0) {
-        throw new Error(
-          `Cannot run lifecycle tests: ${TINY} is missing (tests/testdata/images/build_images.sh)`,
-        );
-      }
-      await fn();
-    },
-  });
-}
-
-/** Names of the containers (any state) whose `claudius.pid` label is `pid`. */
-async function containersOf(pid: number): Promise<string[]> {
-  const r = await docker("ps", "-a", "--filter", `label=claudius.pid=${pid}`, "--format", "{{.Names}}");
-  if (r.code !== 0) throw new Error(`Cannot list containers: ${r.out}`);
-  return r.out.split("\n").filter((l) => l.trim() !== "");
-}
-
-async function waitFor(pred: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-interface Run {
-  child: Deno.ChildProcess;
-  dir: string;
-  traj: string;
-}
-
-async function spawnDocker(serverUrl: string, extra: string[] = []): Promise<Run> {
-  const dir = await Deno.makeTempDir({ prefix: "claudius-life-" });
-  const traj = `${dir}/run.json`;
-  const args = ["--task", "t", "-m", "m", "--base-url", serverUrl, "--env", "docker", "--image", TINY];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMS, MAIN, "-o", traj, ...args, ...extra],
-    cwd: dir,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  return { child, dir, traj };
-}
-
-/** Wait for the run; `code` is -1 when a signal killed it (its handlers did not run). */
-async function finish(run: Run): Promise<{ code: number; stderr: string }> {
-  const out = await run.child.output();
-  return { code: out.signal === null ? out.code : -1, stderr: new TextDecoder().decode(out.stderr) };
-}
+import {
+  containersOf,
+  docker,
+  fakeDocker,
+  finish,
+  lifecycleTest,
+  MAIN,
+  PERMS,
+  spawnDocker,
+  TINY,
+  waitFor,
+} from "./_lifecycle.ts";
 
 /** Run to the end against `replies`; check a container existed mid-run and none is left. */
 async function runToEnd(
@@ -134,57 +70,6 @@ lifecycleTest(
     assertMatch(r.stderr, /error: .*401/);
   },
 );
-
-/** A docker run whose first command (`echo started; sleep 60`) is running in its container. */
-async function spawnMidCommand(server: FakeServer): Promise<Run> {
-  const run = await spawnDocker(server.url);
-  await waitFor(() => server.requests.length === 1);
-  const [name] = await containersOf(run.child.pid);
-  assert(name, "no container while the run is live");
-  // The command is running once `sleep 60` shows up in the container.
-  await waitFor(async () => (await docker("exec", name, "ps")).out.includes("sleep 60"));
-  return run;
-}
-
-/** Host processes whose command line mentions `text` (e.g. `docker exec` clients of a container). */
-async function hostProcesses(text: string): Promise<string[]> {
-  const r = await runCommand(["ps", "-eo", "args"], { timeoutSeconds: 10 });
-  return r.output.split("\n").filter((l) => l.includes(text) && !l.startsWith("ps "));
-}
-
-for (
-  const [signal, code, status] of [
-    ["SIGINT", 130, "Interrupted"],
-    ["SIGTERM", 143, "Terminated"],
-    ["SIGHUP", 129, "Hangup"],
-    ["SIGQUIT", 131, "Quit"],
-  ] as const
-) {
-  lifecycleTest(
-    `claudius --env docker removes its container and exec client on ${signal} mid-command`,
-    async () => {
-      const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
-      let id = "";
-      try {
-        const run = await spawnMidCommand(server);
-        id = (await docker("inspect", "-f", "{{.Id}}", (await containersOf(run.child.pid))[0]!)).out.trim();
-        const clients = () => hostProcesses(id).then((ps) => ps.filter((l) => l.includes(" exec ")));
-        assertEquals((await clients()).length, 1, "one docker exec client mid-command");
-        const t0 = Date.now();
-        run.child.kill(signal);
-        const r = await finish(run);
-        assertEquals(r.code, code, r.stderr);
-        assert(Date.now() - t0 < 10_000, `exit took ${Date.now() - t0} ms`);
-        assertEquals((await readTrajectory(run.traj)).data.info.exit_status, status);
-        assertEquals(await containersOf(run.child.pid), []);
-        assertEquals(await clients(), [], "a docker exec client outlived the run");
-      } finally {
-        if (id) await docker("rm", "-f", id);
-        await server.close();
-      }
-    },
-  );
-}
 
 lifecycleTest("claudius reap removes a SIGKILLed run's container and keeps a live run's", async () => {
   const server = await startFakeServer([{ commands: ["sleep 60"] }, { commands: ["sleep 60"] }]);
@@ -332,24 +217,8 @@ lifecycleTest("DockerEnvironment.start() aborted at any moment leaves no contain
   }
 });
 
-/**
- * A `docker` stand-in whose `run` never answers and, once killed, lets "the daemon" create the
- * container half a second later: the race a killed `docker run -d` client leaves open.
- */
-const LATE_DOCKER = `#!/usr/bin/env bash
-if [ "$1" = run ]; then
-  client=$$
-  setsid bash -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.05; done; sleep 0.5; exec docker "$@"' \\
-    "$client" "$@" </dev/null >/dev/null 2>&1 &
-  sleep 60
-fi
-exec docker "$@"
-`;
-
 lifecycleTest("DockerEnvironment.start() aborted removes a container the daemon creates late", async () => {
-  const dir = await Deno.makeTempDir();
-  const fake = `${dir}/late-docker`;
-  await Deno.writeTextFile(fake, LATE_DOCKER, { mode: 0o755 });
+  const fake = await fakeDocker(await Deno.makeTempDir(), "late");
   const runId = `late${Date.now().toString(36)}`;
   const env = new DockerEnvironment({ image: TINY, executable: fake }, { hostEnv: {}, runId });
   const controller = new AbortController();
@@ -365,20 +234,4 @@ lifecycleTest("DockerEnvironment.start() aborted removes a container the daemon 
   const left = await listed();
   if (left) await docker("rm", "-f", left);
   assertEquals(left, "", `start() returned after ${Date.now() - t0} ms and left a container`);
-});
-
-lifecycleTest("claudius --env docker removes its container on a second SIGINT too", async () => {
-  const server = await startFakeServer([{ commands: ["echo started; sleep 60"] }]);
-  try {
-    const run = await spawnMidCommand(server);
-    run.child.kill("SIGINT");
-    await new Promise((r) => setTimeout(r, 30));
-    run.child.kill("SIGINT");
-    const r = await finish(run);
-    assertEquals(r.code, 130, r.stderr);
-    assertMatch(r.stderr, /SIGINT again: removing the environment/);
-    assertEquals(await containersOf(run.child.pid), []);
-  } finally {
-    await server.close();
-  }
 });

@@ -207,6 +207,24 @@ Deno.test("claudius stops with RuntimeError when run.env_startup_command fails, 
   }
 });
 
+Deno.test("only main.ts reads the process environment (Deno.env); the rest is handed what it needs", async () => {
+  const offenders: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(path);
+      else if (e.name.endsWith(".ts")) {
+        (await Deno.readTextFile(path)).split("\n").forEach((line, i) => {
+          const code = line.trim();
+          if (/Deno\.env\b/.test(code) && !/^(\*|\/\/|\/\*\*)/.test(code)) offenders.push(`${path}:${i + 1}`);
+        });
+      }
+    }
+  };
+  await walk(new URL("../src", import.meta.url).pathname);
+  assertEquals(offenders, []);
+});
+
 Deno.test("claudius --help and --version print and exit 0", async () => {
   const help = await runCli(["--help"]);
   assertEquals(help.code, 0);

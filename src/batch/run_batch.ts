@@ -13,7 +13,6 @@ import { resolvePath, runEpisode } from "../run.ts";
 import { renderTemplate } from "../template.ts";
 import { TrajectoryWriter } from "../trajectory.ts";
 import type { Environment, Message } from "../types.ts";
-import { runCommand } from "../environments/_process.ts";
 import { instanceTask, loadInstances, swebenchImageName } from "./instances.ts";
 import { type Instance, selectInstances, type Selection } from "./select.ts";
 import { ResultFiles, trajectoryState } from "./_results.ts";
@@ -218,6 +217,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
         cwd: deps.cwd,
         ...(host ? { dockerHost: host } : {}),
         onEnvironment: (e) => live.add(env = e),
+        ...(deps.force ? { force: deps.force } : {}),
       });
       status = r.result.exit_status;
     } catch (e) {
@@ -262,7 +262,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       force.addEventListener("abort", () => resolve(), { once: true });
     });
     await Promise.race([done, onForce.then(() => (forced = true))]);
-    if (forced) await forceClose(live, options, deps.hostEnv);
+    if (forced) await forceClose(live, done);
   } else {
     await done;
   }
@@ -300,29 +300,18 @@ async function writeSetupFailure(path: string, id: string, err: Error): Promise<
 }
 
 /**
- * Second signal: close every live environment at once, then remove whatever containers of this
- * process remain on each engine (label `claudius.pid`), all within {@link FORCE_CLOSE_SECONDS}.
+ * Second signal: close every live environment at once (a container still starting is removed by
+ * name, see `DockerEnvironment.close`), then let the workers record their endings, all within
+ * {@link FORCE_CLOSE_SECONDS}.
  */
-async function forceClose(live: Set<Environment>, options: BatchOptions, hostEnv: Record<string, string>) {
-  const closing = Promise.allSettled([...live].map((env) => env.close()));
+async function forceClose(live: Set<Environment>, workers: Promise<unknown>): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<void>((r) => (timer = setTimeout(r, FORCE_CLOSE_SECONDS * 1000)));
-  const cls = String(options.config.environment.environment_class);
-  const sweep = async () => {
-    await closing;
-    if (cls !== "docker" && cls !== "podman") return;
-    const exe = String(options.config.environment.executable ?? "docker") || "docker";
-    const hosts = options.dockerHosts.length ? options.dockerHosts.map((h) => h.host) : [undefined];
-    await Promise.allSettled(hosts.map(async (host) => {
-      const env = host ? { ...hostEnv, ...Deno.env.toObject(), DOCKER_HOST: host } : undefined;
-      const opts = { timeoutSeconds: FORCE_CLOSE_SECONDS, ...(env ? { env } : {}) };
-      const ps = await runCommand([exe, "ps", "-aq", "--filter", `label=claudius.pid=${Deno.pid}`], opts);
-      const ids = ps.output.split("\n").map((l) => l.trim()).filter((l) => /^[0-9a-f]+$/.test(l));
-      if (ids.length) await runCommand([exe, "rm", "-f", ...ids], opts);
-    }));
-  };
   try {
-    await Promise.race([sweep(), deadline]);
+    await Promise.race([
+      Promise.allSettled([...live].map((env) => env.close())).then(() => workers),
+      deadline,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -14,7 +14,7 @@
 import { ConfigError } from "../errors.ts";
 import { type ConfigInput, resolveKeys } from "../config_keys.ts";
 import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "./_bubblewrap_config.ts";
-import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
+import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { pyRepr } from "../template/_format.ts";
 import { LocalEnvironment } from "./local.ts";
 
@@ -117,6 +117,11 @@ export class BubblewrapEnvironment implements Environment {
     const local = this.#local.templateVars();
     const uname = Object.fromEntries(UNAME_KEYS.map((k) => [k, local[k]]));
     return { ...structuredClone(this.config), ...uname };
+  }
+
+  /** The host command running `argv` in the working directory, on the host (outside the sandbox). */
+  hostCommand(argv: string[]): HostCommand {
+    return this.#local.hostCommand(argv);
   }
 
   /** Kill every command still running and wait for them to return. Safe to call twice. */

@@ -4,17 +4,31 @@
  * `docker exec ... <interpreter...> <command>`. Meant to work with podman too (`executable: podman`;
  * untested here). The image needs `sh` (the exec wrapper) and `uname` (template variables).
  *
- * What claudius adds to upstream: containers carry `claudius.run`, `claudius.pid` and
- * `claudius.created` labels (see {@link reapContainers}); stdout and stderr are merged inside the
- * container, so their order is kept; a timeout kills the command and everything it started inside
- * the container, not just the `docker exec` client; templates see the container's uname; a
- * container that dies under a run ends it with `EnvironmentLost`.
+ * What claudius adds to upstream: containers carry `claudius.run`, `claudius.created` and owner
+ * labels (`claudius.pid`, `.host`, `.machine`, `.boot`; see `reapContainers`); stdout and stderr are
+ * merged inside the container, so their order is kept; a timeout kills the command and everything it
+ * started inside the container, not just the `docker exec` client; templates see the container's
+ * uname; a container that dies under a run, or an engine that stops answering or cannot be reached,
+ * ends it with `EnvironmentLost`; closing during start kills `docker run` and removes its container by
+ * name, also when the engine creates it late.
  *
  * @module
  */
 import { EnvironmentLost, exitMessage } from "../errors.ts";
-import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
+import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { runCommand, type RunResult } from "./_process.ts";
+import {
+  type ContainerState,
+  ENGINE_PROBE_SECONDS,
+  engineEnv,
+  engineError,
+  engineName,
+  lostReason,
+  machineOwner,
+  ownerLabelArgs,
+  probeContainer,
+  removeLate,
+} from "./_engine.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
 import { reprStr } from "../pyrepr.ts";
@@ -33,6 +47,8 @@ export interface DockerEnvironmentDeps {
   log?: (line: string) => void;
   /** Engine address set as `DOCKER_HOST` for every engine CLI call (e.g. `ssh://user@host`). */
   dockerHost?: string;
+  /** Seconds the engine has to answer a probe or an in-container kill before it counts as frozen. Default 10. */
+  engineProbeSeconds?: number;
 }
 
 /**
@@ -50,11 +66,11 @@ const KILL_SCRIPT = 'm="claudius-x$1"; for d in /proc/[0-9]*; do ' +
 
 /** After an abort, how long `docker run -d` may still take to return the container's id. */
 const START_ABORT_GRACE_MS = 5000;
-/** After `docker run -d` was killed, how long a late-created container is looked for. */
-const LATE_CREATE_MS = 3000;
 
-/** Seconds allowed for `docker rm -f`, `docker inspect` and the in-container kill. */
+/** Seconds allowed for `docker rm -f` and the uname probe. */
 const HOUSEKEEPING_TIMEOUT = 30;
+/** What `docker run -d` prints last: the new container's id. */
+const CONTAINER_ID = /^[0-9a-f]{12,}$/;
 
 /**
  * Runs every action in one long-lived container. Observations follow upstream: a timeout gives
@@ -78,10 +94,14 @@ export class DockerEnvironment implements Environment {
   #name = "";
   #id = "";
   #uname: Uname | null = null;
+  #starting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
+  /** Set once the engine stopped answering or could not be reached (close() then gives up sooner). */
+  #engineLost = false;
   readonly #stop = new AbortController();
   /** The engine CLI's environment: undefined (inherit) unless a docker host is set. */
   readonly #cliEnv: Record<string, string> | undefined;
+  readonly #probeSeconds: number;
 
   /**
    * @param config the `environment:` section (missing keys take their defaults)
@@ -92,7 +112,8 @@ export class DockerEnvironment implements Environment {
     const resolved = resolveKeys(DOCKER_KEYS, config, "environment", { hostEnv: deps.hostEnv });
     this.config = { ...resolved, cwd: resolved.cwd || DOCKER_KEYS.cwd.default };
     this.#deps = deps;
-    this.#cliEnv = deps.dockerHost ? { ...Deno.env.toObject(), DOCKER_HOST: deps.dockerHost } : undefined;
+    this.#cliEnv = engineEnv(deps.hostEnv, deps.dockerHost);
+    this.#probeSeconds = deps.engineProbeSeconds ?? ENGINE_PROBE_SECONDS;
   }
 
   /** `RunOptions.env` for an engine CLI call. */
@@ -111,29 +132,41 @@ export class DockerEnvironment implements Environment {
   }
 
   /**
-   * Start the container (pulling the image if needed) and probe its uname.
+   * Start the container (pulling the image if needed) and probe its uname. Aborting `signal` or
+   * calling close() meanwhile kills `docker run` (`signal` grants it 5 s to return the id first) and
+   * removes the container by name, also when the engine creates it a moment later.
    * @throws {Error} naming the image and the engine's error when the container cannot start
    */
-  async start(signal?: AbortSignal): Promise<void> {
-    if (this.#id) return;
+  start(signal?: AbortSignal): Promise<void> {
+    if (this.#stop.signal.aborted) {
+      return Promise.reject(new Error("Cannot start container: the environment is closed"));
+    }
+    this.#starting ??= this.#start(signal);
+    return this.#starting;
+  }
+
+  async #start(signal?: AbortSignal): Promise<void> {
     const c = this.config;
     const name = `claudius-${this.#deps.runId}-${randomHex(4)}`;
+    const owner = await machineOwner();
     const argv = [
       c.executable,
       ...["run", "-d", "--name", name],
-      ...["--label", `claudius.run=${this.#deps.runId}`, "--label", `claudius.pid=${Deno.pid}`],
+      ...["--label", `claudius.run=${this.#deps.runId}`, ...ownerLabelArgs(owner, Deno.pid)],
       ...["--label", `claudius.created=${Math.floor(Date.now() / 1000)}`],
       ...["-w", c.cwd, ...c.run_args, c.image, "sleep", c.container_timeout],
     ];
     signal?.throwIfAborted();
     this.#name = name;
     // Killing `docker run -d` mid-request can leave the daemon to create the container after our
-    // `rm -f`: on abort the client gets a grace period to return its id, and once killed the name
-    // is removed again for a while.
+    // `rm -f`: on abort the client gets a grace period to return its id (none when closed), and once
+    // killed the name is removed again for a while.
     const late = new AbortController();
     let grace: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => (grace = setTimeout(() => late.abort(), START_ABORT_GRACE_MS));
+    const onClose = () => late.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
+    this.#stop.signal.addEventListener("abort", onClose, { once: true });
     let r: RunResult;
     try {
       r = await runCommand(argv, { timeoutSeconds: c.pull_timeout, ...this.#env(), signal: late.signal });
@@ -142,40 +175,51 @@ export class DockerEnvironment implements Environment {
     } finally {
       clearTimeout(grace);
       signal?.removeEventListener("abort", onAbort);
+      this.#stop.signal.removeEventListener("abort", onClose);
     }
     const id = r.output.trim().split("\n").at(-1)?.trim() ?? "";
-    if (signal?.aborted && r.exitCode === 0 && /^[0-9a-f]{12,}$/.test(id)) {
-      await this.#remove(id);
-      throw signal.reason;
-    }
-    if (r.exitCode !== 0 || !/^[0-9a-f]{12,}$/.test(id)) {
+    // From here on close() removes the container.
+    if (r.exitCode === 0 && CONTAINER_ID.test(id)) this.#id = id;
+    else {
       await this.#remove(name);
-      if (r.aborted || r.timedOut) await this.#removeLate(name);
-      if (signal?.aborted) throw signal.reason;
-      const why = r.timedOut ? `no answer within ${c.pull_timeout} s (pull_timeout)` : engineError(r.output);
-      throw new Error(`Cannot start container from image ${c.image}: ${why}`);
+      if (r.aborted || r.timedOut) await removeLate(c.executable, name, this.#cliEnv);
     }
-    this.#id = id;
+    if (signal?.aborted) throw signal.reason;
+    if (this.#stop.signal.aborted) {
+      throw new Error("Cannot start container: the environment was closed meanwhile");
+    }
+    if (!this.#id) {
+      const engine = r.timedOut
+        ? await probeContainer(c.executable, name, this.#cliEnv, this.#probeSeconds)
+        : null;
+      const why = !r.timedOut
+        ? engineError(r.output)
+        : engine?.kind === "frozen"
+        ? `the engine does not answer (not within ${c.pull_timeout} s, pull_timeout, nor a probe within ${this.#probeSeconds} s)`
+        : `no answer within ${c.pull_timeout} s (pull_timeout)`;
+      throw new Error(
+        `Cannot start container from image ${c.image} on ${engineName(this.#deps.dockerHost)}: ${why}`,
+      );
+    }
     this.#deps.log?.(`Started container ${name} (${id.slice(0, 12)}) from ${c.image}`);
     try {
       this.#uname = await probeUname(async (argv) => {
         const p = await runCommand([c.executable, "exec", id, ...argv], {
           timeoutSeconds: HOUSEKEEPING_TIMEOUT,
           ...this.#env(),
+          signal: this.#stop.signal,
         });
         return p.output;
       });
     } catch (e) {
-      if (!(await this.#isRunning())) {
-        await this.close();
+      if (this.#stop.signal.aborted) {
+        throw new Error("Cannot start container: the environment was closed meanwhile");
+      }
+      if ((await this.#state()).kind !== "running") {
         throw new Error(`Cannot start container from image ${c.image}: it stopped right after starting`);
       }
       this.#deps.log?.(`warning: ${errorText(e)} in container ${name}; uname template variables are empty`);
       this.#uname = { system: "", node: "", release: "", version: "", machine: "" };
-    }
-    if (this.#stop.signal.aborted) {
-      await this.#remove(id);
-      throw new Error("Cannot start container: the environment was closed meanwhile");
     }
   }
 
@@ -201,16 +245,14 @@ export class DockerEnvironment implements Environment {
     } catch (e) {
       return failure("", pythonName(e), errorText(e).replaceAll("\n", " "));
     }
-    if (r.exitCode !== 0 && !this.#stop.signal.aborted && !(await this.#isRunning())) {
-      throw new EnvironmentLost(exitMessage("EnvironmentLost", "", `container ${this.#name} is gone`));
-    }
+    if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
+    if (r.exitCode !== 0) await this.#checkAlive();
     if (r.timedOut) {
       // Upstream passes the argv list to subprocess, so Python prints the list's repr.
       const upstreamArgv = [...head, ...c.interpreter, action.command];
       const text = `Command '[${upstreamArgv.map(reprStr).join(", ")}]' timed out after ${c.timeout} seconds`;
       return failure(r.output, "TimeoutExpired", text);
     }
-    if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
     const returncode = r.exitCode ?? -(r.signal ?? 9);
     return { output: r.output, returncode, exception_info: "" };
   }
@@ -221,14 +263,55 @@ export class DockerEnvironment implements Environment {
     return { ...structuredClone(this.config), ...(this.#uname ?? {}) };
   }
 
-  /** Kill running commands, then remove the container (`docker rm -f`, at most 30 s). Safe to call twice. */
+  /**
+   * The host command running `argv` in the container's working directory (`docker exec -w`).
+   * @throws {Error} when the container was never started
+   */
+  hostCommand(argv: string[]): HostCommand {
+    if (!this.#id) throw new Error("the container was never started");
+    const { executable, cwd } = this.config;
+    return { argv: [executable, "exec", "-w", cwd, this.#id, ...argv], ...this.#env() };
+  }
+
+  /**
+   * Kill running commands (and a `docker run` in flight), then remove the container (`docker rm -f`,
+   * at most 30 s; a probe's deadline once the engine was found frozen or unreachable, the container
+   * then left labelled for `claudius reap`). Safe to call twice.
+   */
   close(): Promise<void> {
     this.#stop.abort();
     this.#closing ??= (async () => {
+      await this.#starting?.catch(() => {});
       if (!this.#id) return;
       if (await this.#remove(this.#id)) this.#deps.log?.(`Removed container ${this.#name}`);
+      else if (this.#engineLost) {
+        const flag = this.#deps.dockerHost ? ` --docker-host ${this.#deps.dockerHost}` : "";
+        this.#deps.log?.(
+          `warning: container ${this.#name} is left on ${engineName(this.#deps.dockerHost)}: ` +
+            `\`claudius reap${flag}\` removes it once the engine answers`,
+        );
+      }
     })();
     return this.#closing;
+  }
+
+  /**
+   * After a command that did not exit 0: end the run when the container is gone or the engine stopped
+   * answering or cannot be reached.
+   * @throws {EnvironmentLost} naming the container or the engine and why
+   */
+  async #checkAlive(): Promise<void> {
+    if (this.#stop.signal.aborted) return;
+    const state = await this.#state();
+    if (state.kind === "running") return;
+    this.#engineLost = state.kind !== "gone";
+    const why = lostReason(state, this.#name, engineName(this.#deps.dockerHost), this.#probeSeconds);
+    throw new EnvironmentLost(exitMessage("EnvironmentLost", "", why));
+  }
+
+  /** What the engine says about the container, within the probe's deadline. */
+  #state(): Promise<ContainerState> {
+    return probeContainer(this.config.executable, this.#id, this.#cliEnv, this.#probeSeconds);
   }
 
   /** `-e K=V` for every forwarded variable set on the host, then every `env` entry (last wins). */
@@ -242,44 +325,29 @@ export class DockerEnvironment implements Environment {
     return args;
   }
 
-  /** Kill the timed-out command and everything in its process group, inside the container. */
+  /**
+   * Kill the timed-out command and everything in its process group, inside the container (bounded
+   * like a probe: a frozen engine must not keep this client alive).
+   */
   async #killInside(marker: string): Promise<void> {
     await runCommand([this.config.executable, "exec", this.#id, "sh", "-c", KILL_SCRIPT, "sh", marker], {
-      timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+      timeoutSeconds: this.#probeSeconds,
       ...this.#env(),
     });
-  }
-
-  /** Whether the engine reports the container running (true when it cannot tell). */
-  async #isRunning(): Promise<boolean> {
-    const r = await runCommand(
-      [this.config.executable, "inspect", "-f", "{{.State.Running}}", this.#id],
-      { timeoutSeconds: HOUSEKEEPING_TIMEOUT, ...this.#env() },
-    ).catch(() => null);
-    return r === null || r.timedOut || r.output.trim() === "true";
-  }
-
-  /** Remove `name` should the daemon create it after its client was killed (polls for a few seconds). */
-  async #removeLate(name: string): Promise<void> {
-    for (const until = Date.now() + LATE_CREATE_MS; Date.now() < until;) {
-      await new Promise((r) => setTimeout(r, 250));
-      const r = await runCommand([this.config.executable, "rm", "-f", name], {
-        timeoutSeconds: HOUSEKEEPING_TIMEOUT,
-        ...this.#env(),
-      }).catch(() => null);
-      if (r?.exitCode === 0 && !/no such container/i.test(r.output)) return;
-    }
   }
 
   /** `docker rm -f`; true when the engine confirmed. Failures are logged, never thrown. */
   async #remove(ref: string): Promise<boolean> {
     try {
+      const seconds = this.#engineLost ? this.#probeSeconds : HOUSEKEEPING_TIMEOUT;
       const r = await runCommand([this.config.executable, "rm", "-f", ref], {
-        timeoutSeconds: HOUSEKEEPING_TIMEOUT,
+        timeoutSeconds: seconds,
         ...this.#env(),
       });
       if (r.exitCode === 0) return true;
-      if (!/no such container/i.test(r.output)) {
+      if (r.timedOut) {
+        this.#deps.log?.(`warning: cannot remove container ${ref}: no answer within ${seconds} s`);
+      } else if (!/no such container/i.test(r.output)) {
         this.#deps.log?.(`warning: cannot remove container ${ref}: ${engineError(r.output)}`);
       }
     } catch (e) {
@@ -310,12 +378,6 @@ export function defaultIsolationArgs(hostCpus: number, hostMemBytes: number): st
   const mib = Math.min(60 * 1024, Math.floor(hostMemBytes / 1024 / 1024));
   if (mib >= 6) args.push("--memory", mib === 60 * 1024 ? "60g" : `${mib}m`);
   return args;
-}
-
-/** The engine's error in one line: the first line mentioning an error, else the last line. */
-export function engineError(output: string): string {
-  const lines = output.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-  return lines.find((l) => /error/i.test(l)) ?? lines.at(-1) ?? "no output";
 }
 
 function errorText(e: unknown): string {

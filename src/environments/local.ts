@@ -6,7 +6,7 @@
  */
 import { type ConfigInput, type ConfigOf, resolveKeys } from "../config_keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
-import type { Action, Environment, ExecOutput, Vars } from "../types.ts";
+import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { runCommand } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
@@ -109,6 +109,11 @@ export class LocalEnvironment implements Environment {
   templateVars(): Vars {
     if (this.#uname === null) throw new Error("Cannot read template variables: start() was not called");
     return { ...structuredClone(this.config), ...this.#uname };
+  }
+
+  /** The host command running `argv` in the working directory. */
+  hostCommand(argv: string[]): HostCommand {
+    return { argv: [...argv], ...(this.config.cwd ? { cwd: this.config.cwd } : {}) };
   }
 
   /** Kill every command still running and wait for them to return. Safe to call twice. */

@@ -4,48 +4,72 @@
  * @module
  */
 import { runCommand } from "./_process.ts";
-import { engineError } from "./docker.ts";
+import { engineEnv, engineError, machineOwner, type Owner, OWNER_LABELS } from "./_engine.ts";
+
+/** How {@link reapContainers} reaches the engine and what it may remove. */
+export interface ReapOptions {
+  /** Engine address (`DOCKER_HOST` of the engine CLI); undefined: the CLI's default. */
+  dockerHost?: string;
+  /** The host environment the engine CLI runs with when `dockerHost` is set. */
+  hostEnv?: Record<string, string>;
+  /**
+   * Also remove the containers of runs on other machines (and of claudius versions that did not
+   * label their machine), live or not: their processes cannot be checked from here.
+   */
+  allHosts?: boolean;
+  /** This machine (default: read from `/etc/machine-id`, the boot id and the host name). */
+  owner?: Owner;
+}
+
+/** What {@link reapContainers} did. */
+export interface ReapReport {
+  /** Names of the containers removed. */
+  removed: string[];
+  /** Names of the containers kept because another machine (or an unknown one) owns them. */
+  otherHosts: string[];
+}
 
 /**
- * Remove containers left behind by claudius runs that died: those labelled `claudius.pid` whose
- * process is gone (no `/proc/<pid>`, or it is no longer a claudius or deno process). Containers of
- * live runs are kept.
+ * Remove containers left behind by claudius runs that died. A container belongs to this machine
+ * when its `claudius.host` and `claudius.machine` labels are this machine's; its run is dead when
+ * `claudius.boot` names an earlier boot, or the process `claudius.pid` is gone (no `/proc/<pid>`, or
+ * no longer a claudius or deno process). Containers of live runs are kept, and so are those of other
+ * machines unless `allHosts`: a process table says nothing about another machine's runs.
  *
  * @example
  * ```ts
- * const removed = await reapContainers("docker");
+ * import { reapContainers } from "./reap.ts";
+ * const { removed } = await reapContainers("docker");
  * console.log(`removed ${removed.length} leftover container(s)`);
  * ```
  * @param executable the container CLI (`docker` or `podman`)
- * @param options `dockerHost` sets `DOCKER_HOST` for the engine CLI
- * @returns the names of the removed containers
- * @throws {Error} when the engine cannot list containers
+ * @param options engine address, other machines, this machine's identity
+ * @returns the containers removed and those kept as other machines'
+ * @throws {Error} when the engine cannot list or remove containers
  */
-export async function reapContainers(
-  executable: string,
-  options: { dockerHost?: string } = {},
-): Promise<string[]> {
-  const env = options.dockerHost ? { ...Deno.env.toObject(), DOCKER_HOST: options.dockerHost } : undefined;
+export async function reapContainers(executable: string, options: ReapOptions = {}): Promise<ReapReport> {
+  const env = engineEnv(options.hostEnv ?? {}, options.dockerHost);
   const run = (args: string[]) =>
     runCommand([executable, ...args], { timeoutSeconds: 60, ...(env ? { env } : {}) });
-  const list = await run([
-    "ps",
-    "-a",
-    "--filter",
-    "label=claudius.pid",
-    "--format",
-    '{{.Names}}\t{{.Label "claudius.pid"}}',
-  ]);
+  const labels = [OWNER_LABELS.pid, OWNER_LABELS.host, OWNER_LABELS.machine, OWNER_LABELS.boot];
+  const format = ["{{.Names}}", ...labels.map((l) => `{{.Label "${l}"}}`)].join("\t");
+  const list = await run(["ps", "-a", "--filter", `label=${OWNER_LABELS.pid}`, "--format", format]);
   if (list.exitCode !== 0) throw new Error(`Cannot list containers: ${engineError(list.output)}`);
-  const dead: string[] = [];
+  const me = options.owner ?? await machineOwner();
+  const report: ReapReport = { removed: [], otherHosts: [] };
   for (const line of list.output.split("\n")) {
-    const [name, pid] = line.trim().split("\t");
-    if (name && pid && /^\d+$/.test(pid) && !(await isClaudiusProcess(Number(pid)))) dead.push(name);
+    const [name, pid, host = "", machine = "", boot = ""] = line.split("\t").map((f) => f.trim());
+    if (!name || !pid || !/^\d+$/.test(pid)) continue;
+    if (host !== me.host || machine !== me.machine) {
+      (options.allHosts ? report.removed : report.otherHosts).push(name);
+    } else if (boot !== me.boot || !(await isClaudiusProcess(Number(pid)))) {
+      report.removed.push(name);
+    }
   }
-  if (dead.length === 0) return [];
-  const rm = await run(["rm", "-f", ...dead]);
+  if (report.removed.length === 0) return report;
+  const rm = await run(["rm", "-f", ...report.removed]);
   if (rm.exitCode !== 0) throw new Error(`Cannot remove containers: ${engineError(rm.output)}`);
-  return dead;
+  return report;
 }
 
 /**

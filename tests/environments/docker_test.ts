@@ -9,7 +9,6 @@ import {
   DockerEnvironment,
   type DockerEnvironmentConfig,
 } from "../../src/environments/docker.ts";
-import { reapContainers } from "../../src/environments/reap.ts";
 import { runCommand } from "../../src/environments/_process.ts";
 import { ConfigError, EnvironmentLost } from "../../src/errors.ts";
 
@@ -272,27 +271,113 @@ dockerTest("execute() throws EnvironmentLost after container_timeout ends the co
   });
 });
 
-dockerTest("reapContainers() removes containers of dead runs and keeps live ones", async () => {
-  const dead = new Deno.Command("true").spawn();
-  await dead.status;
-  const start = async (name: string, pid: number) => {
-    const r = await sh(
-      `docker run -d --rm --name ${name} --label claudius.run=${runId} ` +
-        `--label claudius.pid=${pid} ${TINY} sleep 60 >/dev/null`,
-    );
-    assertEquals(r.code, 0, r.out);
-  };
-  const names = [`${runId}-dead`, `${runId}-init`, `${runId}-live`];
-  await start(names[0]!, dead.pid);
-  await start(names[1]!, 1);
-  await start(names[2]!, Deno.pid);
-  try {
-    const removed = await reapContainers("docker");
-    assert(removed.includes(names[0]!) && removed.includes(names[1]!), removed.join(","));
-    assert(!removed.includes(names[2]!));
-    const left = await sh(`docker ps -a --filter label=claudius.run=${runId} --format '{{.Names}}'`);
-    assertEquals(left.out.split("\n").filter((n) => names.includes(n)), [names[2]]);
-  } finally {
-    await sh(`docker rm -f ${names.join(" ")} >/dev/null 2>&1`);
-  }
+dockerTest("start() keeps the engine's real error when the engine cannot be reached", async () => {
+  const env = new DockerEnvironment({ image: TINY }, {
+    hostEnv: Deno.env.toObject(),
+    runId,
+    dockerHost: "unix:///nonexistent/claudius.sock",
+  });
+  const e = await assertRejects(() => env.start(), Error);
+  assertMatch(
+    e.message,
+    /^Cannot start container from image .* on unix:\/\/\/nonexistent\/claudius\.sock: Cannot connect to the Docker daemon at unix:\/\/\/nonexistent\/claudius\.sock/,
+  );
+  assert(!/--help/.test(e.message), e.message);
+  await env.close();
 });
+
+/** A `docker` that answers like an unreachable engine once `<dir>/down` exists. */
+const DOWN_DOCKER = (dir: string) =>
+  `#!/usr/bin/env bash
+if [ -e '${dir}/down' ]; then
+  echo "docker: Cannot connect to the Docker daemon at unix:///gone.sock. Is the docker daemon running?" >&2
+  echo >&2; echo "Run 'docker $1 --help' for more information" >&2; exit 1
+fi
+exec docker "$@"
+`;
+
+dockerTest(
+  "execute() ends with EnvironmentLost naming the engine's error when the engine becomes unreachable",
+  async () => {
+    const dir = await Deno.makeTempDir();
+    await Deno.writeTextFile(`${dir}/docker`, DOWN_DOCKER(dir), { mode: 0o755 });
+    const logs: string[] = [];
+    const env = new DockerEnvironment({ image: TINY, executable: `${dir}/docker` }, {
+      hostEnv: {},
+      runId,
+      log: (l) => logs.push(l),
+    });
+    await env.start();
+    const id = env.containerId;
+    try {
+      await Deno.writeTextFile(`${dir}/down`, "");
+      const e = await assertRejects(() => env.execute({ command: "echo hi" }), EnvironmentLost);
+      assertEquals(
+        e.messages[0]?.content,
+        "Cannot reach the default docker engine: Cannot connect to the Docker daemon at unix:///gone.sock. " +
+          `Is the docker daemon running?; container ${env.containerName} is unreachable`,
+      );
+      await env.close();
+      assertMatch(
+        logs.join("\n"),
+        /container .* is left on the default docker engine: `claudius reap` removes it/,
+      );
+    } finally {
+      await sh(`docker rm -f ${id} >/dev/null 2>&1`);
+    }
+  },
+);
+
+const DOCKER2 = Deno.env.get("DOCKER2_HOST") || "unix:///var/run/docker2.sock";
+const DOCKER2_PIDFILE = "/var/run/docker2.pid";
+const engine2 = engine && (await sh(`DOCKER_HOST=${DOCKER2} docker info >/dev/null 2>&1`)).code === 0;
+if (engine && !engine2) console.error(`docker_test.ts: no engine on ${DOCKER2}: frozen-engine test ignored`);
+
+dockerTest(
+  "execute() ends with EnvironmentLost when the engine stops answering; the container stays labelled for reap",
+  async () => {
+    if (!engine2) throw new Error(`Cannot run the frozen-engine test: no engine on ${DOCKER2} and CI is set`);
+    const dockerd = Number((await Deno.readTextFile(DOCKER2_PIDFILE)).trim());
+    const logs: string[] = [];
+    const env = new DockerEnvironment({ image: TINY, timeout: 1 }, {
+      hostEnv: Deno.env.toObject(),
+      runId,
+      dockerHost: DOCKER2,
+      engineProbeSeconds: 2,
+      log: (l) => logs.push(l),
+    });
+    await env.start();
+    const id = env.containerId;
+    const clients = async () =>
+      (await sh("ps -eo args")).out.split("\n").filter((l) => /^docker /.test(l) && l.includes(id));
+    try {
+      Deno.kill(dockerd, "SIGSTOP");
+      try {
+        const t0 = Date.now();
+        const e = await assertRejects(() => env.execute({ command: "echo hi; sleep 5" }), EnvironmentLost);
+        assertEquals(
+          e.messages[0]?.content,
+          `${DOCKER2} stopped answering (no reply to \`docker inspect\` within 2 s); container ${env.containerName} is unreachable`,
+        );
+        assert(Date.now() - t0 < 8000, `EnvironmentLost after ${Date.now() - t0} ms`);
+        const t1 = Date.now();
+        await env.close();
+        assert(Date.now() - t1 < 4000, `close() took ${Date.now() - t1} ms`);
+        assertMatch(
+          logs.join("\n"),
+          new RegExp(`is left on ${DOCKER2}: \`claudius reap --docker-host ${DOCKER2}\``),
+        );
+        assertEquals(await clients(), [], "a docker CLI client outlived the run");
+      } finally {
+        Deno.kill(dockerd, "SIGCONT");
+      }
+      const labels = await sh(
+        `DOCKER_HOST=${DOCKER2} docker inspect -f '{{index .Config.Labels "claudius.pid"}} {{index .Config.Labels "claudius.host"}}' ${id}`,
+      );
+      assertEquals(labels.out, `${Deno.pid} ${Deno.hostname()}\n`);
+    } finally {
+      await sh(`DOCKER_HOST=${DOCKER2} docker rm -f ${id} >/dev/null 2>&1`);
+    }
+  },
+  noEngine,
+);
