@@ -62,8 +62,12 @@ const PATCH_SCRIPT = [
  *
  * @example
  * ```ts
+ * import { LocalEnvironment } from "./environments/local.ts";
+ * const env = new LocalEnvironment({ cwd: "/tmp/work" }, {});
+ * await env.start();
  * const report = await saveArtifacts(env, { save_tarball: true }, "runs/x.traj.json", { log: console.error });
  * // report.saved.tarball === "runs/submission.tar.gz"
+ * await env.close();
  * ```
  * @param env a started environment (before close)
  * @param config the `run` section
