@@ -55,7 +55,7 @@ export interface BatchDeps {
   rows?: () => number;
   /** Warnings and errors (stderr). */
   log: (line: string) => void;
-  /** First signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT): start nothing more, end running episodes (reason: an `Interrupted`). */
+  /** First signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT): start nothing more, end running episodes. */
   signal?: AbortSignal;
   /** Second signal: close every environment (bounded) and return at once. */
   force?: AbortSignal;
