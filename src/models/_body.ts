@@ -13,7 +13,6 @@ const encoder = new TextEncoder();
  */
 export class RequestBodies {
   #messageJson = new WeakMap<object, Uint8Array>();
-  #buffer = new Uint8Array(0);
 
   /**
    * The envelope is serialised with an empty message list and the cached message bytes are copied
@@ -27,7 +26,7 @@ export class RequestBodies {
    * new RequestBodies().serialise({ model: "m", messages }, messages); // UTF-8 of {"model":"m","messages":[...]}
    * ```
    */
-  serialise(data: { [key: string]: unknown }, messages: readonly object[]): string | Uint8Array<ArrayBuffer> {
+  serialise(data: { [key: string]: unknown }, messages: readonly object[]): string | Uint8Array[] {
     if (data.messages !== messages) return JSON.stringify(data);
     const envelope = JSON.stringify({ ...data, messages: [] });
     const head = `{"model":${JSON.stringify(data.model)},"messages":[`;
@@ -41,16 +40,37 @@ export class RequestBodies {
       size += json.length;
       return json;
     });
-    if (this.#buffer.length < size) this.#buffer = new Uint8Array(Math.max(size, this.#buffer.length * 1.5));
-    const buf = this.#buffer;
-    buf.set(headBytes, 0);
-    let at = headBytes.length;
-    for (let i = 0; i < parts.length; i++) {
-      if (i > 0) buf[at++] = 0x2c; // ","
-      buf.set(parts[i]!, at);
-      at += parts[i]!.length;
-    }
-    buf.set(tailBytes, at);
-    return buf.subarray(0, size);
+    return coalesce([headBytes, ...parts.flatMap((p, i) => (i > 0 ? [COMMA, p] : [p])), tailBytes]);
   }
+}
+
+const COMMA = new Uint8Array([0x2c]);
+/** Target size of one body chunk: small enough for the allocator's reused pools, big enough to be cheap. */
+const CHUNK = 64 * 1024;
+
+/**
+ * Small parts copied together into fresh chunks of about {@link CHUNK} bytes; big parts (cached,
+ * never changed) passed as they are.
+ */
+function coalesce(parts: Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let buf = new Uint8Array(CHUNK);
+  let at = 0;
+  const flush = () => {
+    if (at > 0) out.push(buf.subarray(0, at));
+    buf = new Uint8Array(CHUNK);
+    at = 0;
+  };
+  for (const part of parts) {
+    if (part.length >= CHUNK / 2) {
+      flush();
+      out.push(part);
+    } else {
+      if (at + part.length > CHUNK) flush();
+      buf.set(part, at);
+      at += part.length;
+    }
+  }
+  flush();
+  return out;
 }

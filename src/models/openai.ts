@@ -9,7 +9,7 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import { callCost, type Prices } from "./_cost.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientError } from "./_retry.ts";
-import { isObject, MalformedBodyError, oneLine, parseCompletionBody } from "./_wire.ts";
+import { isObject, MalformedBodyError, oneLine, parseCompletionBody, type ParsedBody } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config_keys.ts";
 
@@ -165,6 +165,8 @@ export class OpenAIClient implements ChatClient {
   #costLimit: number;
   #warnedCost = false;
   #bodies = new RequestBodies();
+  /** The endpoint answered 411: bodies go whole (with a Content-Length), not streamed. */
+  #lengthRequired = false;
 
   /**
    * @param config the `model:` section (see {@link OpenAIClientConfig})
@@ -262,7 +264,7 @@ export class OpenAIClient implements ChatClient {
     return { message: parsed.message, finish_reason: parsed.finish_reason, cost, response: parsed.body };
   }
 
-  async #attempt(body: string | Uint8Array<ArrayBuffer>, signal?: AbortSignal) {
+  async #attempt(body: string | Uint8Array[], signal?: AbortSignal): Promise<ParsedBody> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -272,7 +274,7 @@ export class OpenAIClient implements ChatClient {
       const response = await fetch(this.#url, {
         method: "POST",
         headers: this.#headers,
-        body,
+        body: typeof body === "string" ? body : this.#lengthRequired ? joined(body) : streamOf(body),
         signal: controller.signal,
       });
       status = response.status;
@@ -295,6 +297,12 @@ export class OpenAIClient implements ChatClient {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+    }
+    if (status === 411 && typeof body !== "string" && !this.#lengthRequired) {
+      // A server that wants a Content-Length: send whole bodies from now on (more memory, same bytes).
+      this.#lengthRequired = true;
+      this.#policy.log(`note: ${this.endpoint.baseUrl} wants a Content-Length; sending whole request bodies`);
+      return await this.#attempt(body, signal);
     }
     if (status < 200 || status > 299) throw this.#statusError(status, headers, text);
     try {
@@ -348,6 +356,31 @@ export class OpenAIClient implements ChatClient {
   #redact(text: string): string {
     return this.#key.length >= 4 ? text.replaceAll(this.#key, "[REDACTED]") : text;
   }
+}
+
+/** The chunks as one buffer. */
+function joined(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * A request body streamed from its chunks, so no contiguous copy of a multi-megabyte history is made
+ * per request (on HTTP/1.1 it goes chunked; a server that answers 411 gets whole bodies instead).
+ */
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.close();
+    },
+  });
 }
 
 /** The provider's error text: `error.message`, `message`, `detail`, or the raw body, on one line. */

@@ -33,6 +33,11 @@ export interface WatchedRun {
   peakRssKiB: number;
   /** Last sum of the threads' `wchar` read before the process went away. */
   ownWriteBytes: number;
+  /**
+   * The resident set at the largest sample, in KiB: anonymous memory (V8 heap, malloc, buffers) and
+   * file-backed pages (mostly the deno executable's code and snapshot).
+   */
+  rssAtPeak: { anonKiB: number; fileKiB: number };
   stderr: string;
   pid: number;
 }
@@ -42,13 +47,15 @@ export interface Sampler {
   sample(): Promise<void>;
 }
 
-const PROBE = 'grep -h "^VmHWM" "/proc/$1/status" && grep -h "^wchar" /proc/"$1"/task/*/io';
+const PROBE = 'grep -h "^VmHWM\\|^RssAnon\\|^RssFile" "/proc/$1/status" && grep -h "^wchar" /proc/"$1"/task/*/io';
 
 /**
  * Read the process's peak RSS and its threads' written bytes. Deno lets only `--allow-all` read
  * `/proc/<pid>`, so a tiny `bash` does it.
  */
-async function readProc(pid: number): Promise<{ hwm: number; wchar: number } | undefined> {
+async function readProc(
+  pid: number,
+): Promise<{ hwm: number; wchar: number; anon: number; file: number } | undefined> {
   const out = await new Deno.Command("bash", {
     args: ["-c", PROBE, "probe", String(pid)],
     stdin: "null",
@@ -60,7 +67,8 @@ async function readProc(pid: number): Promise<{ hwm: number; wchar: number } | u
   if (!out.success || !Number.isFinite(hwm)) return undefined; // gone, or a zombie
   let wchar = 0;
   for (const m of text.matchAll(/wchar:\s+(\d+)/g)) wchar += Number(m[1]);
-  return { hwm, wchar };
+  const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
+  return { hwm, wchar, anon: kib("RssAnon"), file: kib("RssFile") };
 }
 
 /**
@@ -79,12 +87,18 @@ export async function runWatched(
 ): Promise<WatchedRun> {
   let peak = 0;
   let writes = 0;
+  let largest = 0;
+  const rssAtPeak = { anonKiB: 0, fileKiB: 0 };
   let pid = 0;
   const sample = async () => {
     const r = pid ? await readProc(pid) : undefined;
     if (r) {
       peak = Math.max(peak, r.hwm);
       writes = Math.max(writes, r.wchar);
+      if (r.anon + r.file >= largest) {
+        largest = r.anon + r.file;
+        Object.assign(rssAtPeak, { anonKiB: r.anon, fileKiB: r.file });
+      }
     }
   };
   opts.onSampler?.({ sample });
@@ -117,5 +131,14 @@ export async function runWatched(
   const exitedAt = performance.now();
   exited = true;
   await Promise.all([reading, polling]);
-  return { code: status.code, spawnedAt, exitedAt, peakRssKiB: peak, ownWriteBytes: writes, stderr, pid };
+  return {
+    code: status.code,
+    spawnedAt,
+    exitedAt,
+    peakRssKiB: peak,
+    ownWriteBytes: writes,
+    rssAtPeak,
+    stderr,
+    pid,
+  };
 }

@@ -320,3 +320,23 @@ Deno.test("OpenAIClient presets pick URL, key variable and body; bad configs fai
     assertThrows(() => new OpenAIClient(config, env), ConfigError, named);
   }
 });
+
+Deno.test("OpenAIClient streams request bodies, and sends them whole once a server answers 411", async () => {
+  await withServer(
+    [{ content: "one" }, { fault: "status", status: 411 }, { content: "two" }, { content: "three" }],
+    async (server) => {
+      const { client, logs } = setup(server);
+      assertEquals((await client.complete(REQUEST)).message.content, "one");
+      assertEquals((await client.complete(REQUEST)).message.content, "two");
+      assertEquals((await client.complete(REQUEST)).message.content, "three");
+      const framing = server.requests.map((r) =>
+        r.headers["transfer-encoding"] ?? r.headers["content-length"]
+      );
+      const length = String(new TextEncoder().encode(JSON.stringify(server.requests[0]!.body)).length);
+      assertEquals(framing, ["chunked", "chunked", length, length]);
+      assertEquals(server.requests.map((r) => r.body), Array(4).fill(server.requests[0]!.body));
+      assertEquals(logs.length, 1, logs.join("\n"));
+      assertIncludes(logs[0]!, "wants a Content-Length");
+    },
+  );
+});
