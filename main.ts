@@ -123,7 +123,7 @@ async function run(flags: RunFlags): Promise<number> {
     throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
   }
   const outputPath = flags.output ??
-    config.agent.output_path ?? `runs/${timestamp()}.json`;
+    config.agent.output_path ?? `runs/${timestamp()}.traj.json`;
 
   const controller = new AbortController();
   const force = new AbortController();

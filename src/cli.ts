@@ -61,7 +61,7 @@ Options:
       --cwd DIR            environment.cwd (local default: ./workspace, created)
   -c, --config SPEC        config file, built-in name (default, textbased) or key=value; repeatable,
                            merged left to right; built-in 'default' is used unless a file is given
-  -o, --output FILE        trajectory path (default runs/<UTC timestamp>.json)
+  -o, --output FILE        trajectory path (default runs/<UTC timestamp>.traj.json)
   -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
       --version            print the version
   -h, --help               print this help

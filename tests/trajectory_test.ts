@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "./_assert.ts";
+import { assert, assertEquals, assertRejects } from "./_assert.ts";
 import { readTrajectory, TRAJECTORY_FORMAT, TrajectoryWriter } from "../src/trajectory.ts";
 
 /** Messages as the writer sees them: any JSON mapping. */
@@ -64,4 +64,72 @@ Deno.test("readTrajectory() recovers every whole message from a torn file", asyn
   const whole = await readTrajectory(path);
   assertEquals(whole.repaired, false);
   assertEquals(whole.data.messages, messages);
+});
+
+Deno.test("readTrajectory() recovers a file whose last write stopped short over the old tail", async () => {
+  // A write cut short by SIGKILL leaves the new bytes up to the cut, then what was there before:
+  // the previous save's `info` tail.
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  const w = new TrajectoryWriter(path);
+  const info = {
+    exit_status: "",
+    model_stats: { instance_cost: 0.5, api_calls: 2 },
+    config: { x: "y".repeat(300) },
+  };
+  await w.save([msg(0), msg(1)], info);
+  const before = await Deno.readTextFile(path);
+  await w.save([msg(0), msg(1), msg(2)], info);
+  w.close();
+  const after = await Deno.readTextFile(path);
+  const cut = after.indexOf('"m2') + 2;
+  assert(cut < before.length);
+  await Deno.writeTextFile(path, after.slice(0, cut) + before.slice(cut));
+  const torn = await readTrajectory(path);
+  assert(torn.repaired);
+  assertEquals(torn.data.messages, [msg(0), msg(1)]);
+});
+
+Deno.test("readTrajectory() keeps the info of a torn upstream file (info before messages)", async () => {
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  const info = { exit_status: "", submission: "", model_stats: { instance_cost: 0.25, api_calls: 3 } };
+  const full = JSON.stringify({ info, messages: [msg(0), msg(1), msg(2)], trajectory_format: "x" }, null, 2);
+  await Deno.writeTextFile(path, full.slice(0, full.indexOf('"m2')));
+  const torn = await readTrajectory(path);
+  assert(torn.repaired);
+  assertEquals(torn.data.messages, [msg(0), msg(1)]);
+  assertEquals(torn.data.info, info);
+});
+
+Deno.test("readTrajectory() reads upstream's legacy list format, whole or torn", async () => {
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  const full = JSON.stringify([msg(0), msg(1), msg(2)], null, 2);
+  await Deno.writeTextFile(path, full);
+  const whole = await readTrajectory(path);
+  assertEquals(whole.repaired, false);
+  assertEquals(whole.data.messages, [msg(0), msg(1), msg(2)]);
+  await Deno.writeTextFile(path, full.slice(0, full.indexOf('"m1')));
+  const torn = await readTrajectory(path);
+  assert(torn.repaired);
+  assertEquals(torn.data.messages, [msg(0)]);
+});
+
+Deno.test("readTrajectory() reads a compact torn file and rejects text with no messages", async () => {
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  const full = JSON.stringify({ trajectory_format: "x", messages: [msg(0), msg(1)], info: {} });
+  await Deno.writeTextFile(path, full.slice(0, full.indexOf('"m1')));
+  assertEquals((await readTrajectory(path)).data.messages, [msg(0)]);
+  await Deno.writeTextFile(path, '{"info": {"exit_status": "Sub');
+  await assertRejects(() => readTrajectory(path), SyntaxError, "no messages array");
+});
+
+Deno.test("readTrajectory() keeps a whole info when only the closing brace is missing", async () => {
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  const w = new TrajectoryWriter(path);
+  await w.save([msg(0)], { exit_status: "Submitted", submission: "p" });
+  w.close();
+  const full = await Deno.readTextFile(path);
+  await Deno.writeTextFile(path, full.slice(0, full.lastIndexOf("}")));
+  const torn = await readTrajectory(path);
+  assert(torn.repaired);
+  assertEquals(torn.data.info, { exit_status: "Submitted", submission: "p" });
 });

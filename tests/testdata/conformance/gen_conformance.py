@@ -7,7 +7,9 @@ It needs pydantic, jinja2, pyyaml and requests; upstream's other imports (litell
 platformdirs) are replaced by inert stand-ins, since the OpenRouter model class talks plain HTTP.
 Each scenario serves the replies from `deno run -A tests/fake_server.ts` and runs upstream's
 DefaultAgent + LocalEnvironment + OpenRouter(Textbased)Model against it. Machine-specific values
-(uname fields, the working directory) are replaced by placeholders.
+(uname fields, the working directory) are replaced by placeholders. Besides the golden requests and
+messages it keeps upstream's own trajectory file of each scenario (`<scenario>_upstream.traj.json`,
+written by upstream's `agent.save()`), which the trajectory library must read as it reads claudius's.
 """
 import json
 import os
@@ -106,6 +108,10 @@ for name, config_file, replies, model_class in SCENARIOS:
     finally:
         server.terminate()
         server.wait()
+    traj = Path(tempfile.mkdtemp()) / "upstream.traj.json"
+    agent.save(traj)  # upstream's own trajectory file, as its runners write it
+    text = placeholders(traj.read_text(), cwd)
+    (HERE / f"{name}_upstream.traj.json").write_text(text + "\n", encoding="utf-8")
     messages = agent.messages
     for m in messages:
         m.get("extra", {}).pop("timestamp", None)

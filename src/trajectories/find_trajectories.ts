@@ -1,0 +1,67 @@
+/**
+ * Find the trajectory files under the paths a user gives: files as given, directories walked.
+ *
+ * @module
+ */
+
+/**
+ * True for a file name that is a trajectory inside a walked directory: `*.traj.json` (batch
+ * outputs, single runs since the rename), or any `*.json` directly in a directory named `runs`
+ * (single runs' old default name `runs/<timestamp>.json`).
+ */
+export function isTrajectoryName(path: string): boolean {
+  if (path.endsWith(".traj.json")) return true;
+  const parts = path.split("/");
+  return path.endsWith(".json") && parts.at(-2) === "runs";
+}
+
+/**
+ * List the trajectory files named by `paths`: a file is taken as it is; a directory is walked
+ * (symbolic links to directories are not followed; hidden directories and `node_modules` are
+ * skipped) for names {@link isTrajectoryName} accepts. The result is sorted by path (numbers in
+ * names compared as numbers) without duplicates.
+ *
+ * @example
+ * ```ts ignore
+ * import { findTrajectories } from "./find_trajectories.ts";
+ * await findTrajectories(["batch_results/", "runs/old.json"]);
+ * // ["batch_results/a/a.traj.json", "batch_results/b/b.traj.json", "runs/old.json"]
+ * ```
+ * @param paths files and directories
+ * @throws {Deno.errors.NotFound} naming a path that does not exist
+ */
+export async function findTrajectories(paths: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of paths) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.stat(path);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) {
+        throw new Deno.errors.NotFound(`Cannot read ${path}: no such file`);
+      }
+      throw e;
+    }
+    if (info.isDirectory) await walk(path.replace(/\/+$/, "") || "/", found);
+    else found.add(path);
+  }
+  return [...found].sort(comparePaths);
+}
+
+async function walk(dir: string, found: Set<string>): Promise<void> {
+  const subdirs: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) {
+      if (!entry.name.startsWith(".") && entry.name !== "node_modules") subdirs.push(path);
+    } else if ((entry.isFile || entry.isSymlink) && isTrajectoryName(path)) found.add(path);
+  }
+  for (const sub of subdirs) await walk(sub, found);
+}
+
+const collator = new Intl.Collator("en", { numeric: true });
+
+/** Path order with numbers compared as numbers (`inst-2` before `inst-10`). */
+export function comparePaths(a: string, b: string): number {
+  return collator.compare(a, b);
+}

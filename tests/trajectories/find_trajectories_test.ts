@@ -1,0 +1,49 @@
+import { assertEquals, assertMatch, assertRejects } from "../_assert.ts";
+import { findTrajectories } from "../../src/trajectories/find_trajectories.ts";
+
+Deno.test("findTrajectories() walks directories for *.traj.json and old runs/*.json names", async () => {
+  const dir = await Deno.makeTempDir();
+  const files = [
+    "batch/inst-10/inst-10.traj.json",
+    "batch/inst-2/inst-2.traj.json",
+    "batch/preds.json",
+    "batch/inst-2/patch.diff",
+    "runs/2025-01-01T00-00-00Z.json",
+    "runs/2026-01-01T00-00-00Z.traj.json",
+    "other/notes.json",
+    ".hidden/x.traj.json",
+    "node_modules/y.traj.json",
+  ];
+  for (const f of files) {
+    await Deno.mkdir(`${dir}/${f.replace(/\/[^/]*$/, "")}`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/${f}`, "{}");
+  }
+  assertEquals(await findTrajectories([dir, `${dir}/other/notes.json`, `${dir}/batch/`]), [
+    `${dir}/batch/inst-2/inst-2.traj.json`,
+    `${dir}/batch/inst-10/inst-10.traj.json`,
+    `${dir}/other/notes.json`,
+    `${dir}/runs/2025-01-01T00-00-00Z.json`,
+    `${dir}/runs/2026-01-01T00-00-00Z.traj.json`,
+  ]);
+  await assertRejects(
+    () => findTrajectories([`${dir}/missing`]),
+    Deno.errors.NotFound,
+    "missing: no such file",
+  );
+});
+
+Deno.test("a single run's default output is runs/<UTC timestamp>.traj.json, which findTrajectories() finds", async () => {
+  const dir = await Deno.makeTempDir();
+  const replies = JSON.stringify([{ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] }]);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname, "-t", "t"]
+      .concat(["--model-class", "scripted", "-c", `model.replies=${replies}`]),
+    cwd: dir,
+    stdin: "null",
+    stderr: "piped",
+  }).output();
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  const found = await findTrajectories([`${dir}/runs`]);
+  assertEquals(found.length, 1);
+  assertMatch(found[0]!, /\/runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ[^/]*\.traj\.json$/);
+});
