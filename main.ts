@@ -272,6 +272,15 @@ async function main(argv: string[]): Promise<number> {
       }
       return await batch(flags);
     }
+    case "tool": {
+      const { runTool } = await import("./src/trajectories/cli.ts");
+      const encoder = new TextEncoder();
+      return await runTool(command.name, command.argv, {
+        write: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
+        error: err,
+        isTerminal: Deno.stdout.isTerminal(),
+      });
+    }
   }
 }
 

@@ -33,7 +33,12 @@ export type Command =
   | { kind: "run"; flags: RunFlags }
   | { kind: "reap"; dockerHost: string[]; executable: string; allHosts: boolean; verbose: boolean }
   /** `claudius batch ARGS`: parsed by `src/batch/cli.ts`, loaded only for batches. */
-  | { kind: "batch"; argv: string[] };
+  | { kind: "batch"; argv: string[] }
+  /** A trajectory tool (`stats`, `compare`, `export`): run by `src/trajectories/cli.ts`, loaded on demand. */
+  | { kind: "tool"; name: string; argv: string[] };
+
+/** The trajectory tools' subcommand names (their code lives in `src/trajectories/`). */
+export const TOOL_NAMES: readonly string[] = ["stats", "compare", "export"];
 
 /** Hand-written help text. */
 export const HELP =
@@ -45,6 +50,9 @@ Usage:
   claudius reap [--docker-host H]... [--all-hosts]
                                                    remove containers left by this machine's dead runs
                                                    (--all-hosts: also all runs of other machines)
+  claudius stats PATH... [--json | --csv]          one row per trajectory and a total (stats --help)
+  claudius compare A B [--results FILE]            two sets of runs side by side (compare --help)
+  claudius export --atif TRAJ [-o OUT]             a trajectory as ATIF v1.7 (export --help)
 
 Options:
   -t, --task TEXT          the task (else run.task from the config)
@@ -87,6 +95,7 @@ function num(flag: string, value: string | undefined, integer: boolean): number 
  */
 export function parseCommand(argv: string[]): Command {
   if (argv[0] === "batch") return { kind: "batch", argv: argv.slice(1) };
+  if (TOOL_NAMES.includes(argv[0] ?? "")) return { kind: "tool", name: argv[0]!, argv: argv.slice(1) };
   if (argv[0] === "reap") {
     const { values } = parse(argv.slice(1), {
       "docker-host": { type: "string", multiple: true },

@@ -20,8 +20,15 @@ export interface Segment {
   redirects: Redirect[];
 }
 
-const BLANK = /[ \t]/;
-const WORD_END = /[\s;&|()<>]/;
+/** Characters that end an unquoted word: white space and `;&|()<>`. */
+const WORD_END = new Uint8Array(128);
+for (const c of " \t\n\r\f\v;&|()<>") WORD_END[c.charCodeAt(0)] = 1;
+const endsWord = (s: string, i: number) => {
+  const c = s.charCodeAt(i);
+  return c < 128 ? WORD_END[c] === 1 : c === 0xa0;
+};
+const isBlank = (c: string) => c === " " || c === "\t" || c === "\r" || c === "\f" || c === "\v";
+const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
 
 /**
  * Split a bash command into simple commands.
@@ -49,7 +56,7 @@ export function shellSegments(command: string): Segment[] {
   /** Read one word at `i` (quotes removed; substitutions recorded for later), advancing `i`. */
   const word = (): string => {
     let text = "";
-    while (i < s.length && !WORD_END.test(s[i]!)) {
+    while (i < s.length && !endsWord(s, i)) {
       const c = s[i]!;
       if (c === "\\") {
         if (s[i + 1] !== "\n") text += s[i + 1] ?? "";
@@ -104,14 +111,13 @@ export function shellSegments(command: string): Segment[] {
 
   while (i < s.length) {
     const c = s[i]!;
-    const two = s.slice(i, i + 2);
-    if (BLANK.test(c)) {
+    if (isBlank(c)) {
       i++;
     } else if (c === "\n") {
       end();
       i++;
       for (const h of pending.splice(0)) i = skipHeredoc(s, i, h.delim, h.tabs);
-    } else if (c === "#" && (i === 0 || /\s/.test(s[i - 1]!))) {
+    } else if (c === "#" && (i === 0 || endsWord(s, i - 1))) {
       const nl = s.indexOf("\n", i);
       i = nl < 0 ? s.length : nl;
     } else if ((c === "<" || c === ">") && s[i + 1] === "(") {
@@ -119,10 +125,13 @@ export function shellSegments(command: string): Segment[] {
       inner.push(s.slice(i + 2, close));
       seg.words.push(s.slice(i, close + 1));
       i = close + 1;
-    } else if (c === "<" || c === ">" || two === "&>" || /^\d+[<>]/.test(s.slice(i, i + 4))) {
-      const op = /^(?:\d*(?:<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)|&>>|&>)/.exec(s.slice(i))![0];
+    } else if (
+      c === "<" || c === ">" || (c === "&" && s[i + 1] === ">") || (isDigit(c) && redirectAhead(s, i))
+    ) {
+      REDIRECT.lastIndex = i;
+      const op = REDIRECT.exec(s)![0];
       i += op.length;
-      while (i < s.length && BLANK.test(s[i]!)) i++;
+      while (i < s.length && isBlank(s[i]!)) i++;
       const target = word();
       const bare = op.replace(/^\d+/, "");
       if (bare === "<<" || bare === "<<-") pending.push({ delim: target, tabs: bare === "<<-" });
@@ -141,6 +150,16 @@ export function shellSegments(command: string): Segment[] {
   end();
   for (const body of inner) out.push(...shellSegments(body));
   return out;
+}
+
+const REDIRECT = /\d*(?:<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)|&>>|&>/y;
+
+/** Digits at `i` directly followed by `<` or `>` (a descriptor's redirection, `2>`). */
+function redirectAhead(s: string, i: number): boolean {
+  if (i > 0 && !endsWord(s, i - 1)) return false;
+  let j = i;
+  while (isDigit(s[j])) j++;
+  return s[j] === "<" || s[j] === ">";
 }
 
 /** Index of the `)` closing the `(` at `open` (quotes and nesting respected), or the end. */

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { findFiles } from "./_files.ts";
 
 /**
  * True for a file name that is a trajectory inside a walked directory: `*.traj.json` (batch
@@ -42,21 +43,10 @@ export async function findTrajectories(paths: readonly string[]): Promise<string
       }
       throw e;
     }
-    if (info.isDirectory) await walk(path.replace(/\/+$/, "") || "/", found);
+    if (info.isDirectory) { for (const file of await findFiles(path, isTrajectoryName)) found.add(file); }
     else found.add(path);
   }
   return [...found].sort(comparePaths);
-}
-
-async function walk(dir: string, found: Set<string>): Promise<void> {
-  const subdirs: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory) {
-      if (!entry.name.startsWith(".") && entry.name !== "node_modules") subdirs.push(path);
-    } else if ((entry.isFile || entry.isSymlink) && isTrajectoryName(path)) found.add(path);
-  }
-  for (const sub of subdirs) await walk(sub, found);
 }
 
 const collator = new Intl.Collator("en", { numeric: true });

@@ -5,8 +5,9 @@
  *
  * Scenarios: start-up; a 1,000-step episode whose every command prints ~2,000 characters (per-step
  * gap, growth, peak RSS, bytes written); SIGKILL recovery; a 1 GB output flood; the per-action cost
- * of `true` in the local and (when an engine answers) the docker environment. Arguments pick
- * scenarios by name (`startup long sigkill flood true docker`); none runs them all.
+ * of `true` in the local and (when an engine answers) the docker environment; `claudius stats` over
+ * 1,000 synthetic trajectories. Arguments pick scenarios by name (`startup long sigkill flood true
+ * docker stats`); none runs them all.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import { episode, REPO } from "./_episode.ts";
 import { denoEmptyRun, stepFloors } from "./_floors.ts";
 import { machine, machineLine, markdownTable, type Row } from "./_report.ts";
 import { median, quantile, round } from "./_stats.ts";
+import { statsScenario } from "./_tools.ts";
 
 /** ~2,000 printable characters per step (1,500 random bytes in base64, 100 per line). */
 const PRINT_2000 = "head -c 1500 /dev/urandom | base64 -w 100";
@@ -289,6 +291,7 @@ if (import.meta.main) {
       ["flood", flood],
       ["true", localTrue],
       ["docker", dockerTrue],
+      ["stats", statsScenario],
     ];
     for (const [name, run] of scenarios) {
       if (Deno.args.length > 0 && !Deno.args.includes(name)) continue;

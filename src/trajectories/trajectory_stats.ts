@@ -1,0 +1,157 @@
+/**
+ * The figures of one trajectory and of a set of them: what `claudius stats` prints and `compare`
+ * and `report` build on.
+ *
+ * @module
+ */
+import { ACTION_TYPES, type ActionType, type ClassifyOptions, classifySteps } from "./action_types.ts";
+import type { Trajectory } from "./types.ts";
+
+/** Counts per action type (primary label of each tool call). */
+export type ActionTypeCounts = Record<ActionType, number>;
+
+/** The figures of one trajectory. */
+export interface TrajectoryStats {
+  path: string;
+  instanceId: string;
+  /** "" while running, or for a torn file whose exit was lost. */
+  exitStatus: string;
+  /** Model turns, format-error turns included. */
+  steps: number;
+  /** Model calls the harness counted (`info.model_stats.api_calls`), else the steps. */
+  modelCalls: number;
+  formatErrors: number;
+  /** Commands run (tool calls with an executed observation). */
+  commands: number;
+  timeouts: number;
+  /** Dollars: `info.model_stats.instance_cost`, else the sum of the per-call costs. */
+  cost: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  /** First to last recorded timestamp, and its split into model and command time (seconds). */
+  wallSeconds: number;
+  modelSeconds: number;
+  commandSeconds: number;
+  /** UTF-8 bytes of the submission. */
+  submissionBytes: number;
+  /** Primary action type of every tool call. */
+  actionTypes: ActionTypeCounts;
+  /** The file was torn and repaired. */
+  repaired: boolean;
+}
+
+/** The figures of a set of trajectories. */
+export interface StatsTotal {
+  trajectories: number;
+  /** How many ended with each exit status ("" = not ended). */
+  exitStatuses: Record<string, number>;
+  steps: number;
+  modelCalls: number;
+  formatErrors: number;
+  commands: number;
+  timeouts: number;
+  cost: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  wallSeconds: number;
+  modelSeconds: number;
+  commandSeconds: number;
+  submissionBytes: number;
+  actionTypes: ActionTypeCounts;
+  repaired: number;
+}
+
+/** Zero counts for every action type. */
+export function emptyActionTypeCounts(): ActionTypeCounts {
+  return Object.fromEntries(ACTION_TYPES.map((t) => [t, 0])) as ActionTypeCounts;
+}
+
+/**
+ * The figures of one trajectory.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadTrajectory } from "./load_trajectory.ts";
+ * import { trajectoryStats } from "./trajectory_stats.ts";
+ * const s = trajectoryStats(await loadTrajectory("runs/x.traj.json"));
+ * console.log(s.exitStatus, s.steps, s.cost, s.actionTypes.probe);
+ * ```
+ * @param t the trajectory
+ * @param options reference program names for the action types
+ */
+export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): TrajectoryStats {
+  const actionTypes = emptyActionTypeCounts();
+  for (const step of classifySteps(t, options)) {
+    for (const a of step.actions) if (a.primary) actionTypes[a.primary]++;
+  }
+  const { totals } = t;
+  return {
+    path: t.path,
+    instanceId: t.instanceId,
+    exitStatus: t.exit.status,
+    steps: t.steps.length,
+    modelCalls: t.reportedApiCalls ?? t.steps.length,
+    formatErrors: totals.formatErrors,
+    commands: totals.commands,
+    timeouts: totals.timeouts,
+    cost: t.reportedCost ?? totals.cost,
+    promptTokens: totals.tokens.prompt,
+    completionTokens: totals.tokens.completion,
+    cachedTokens: totals.tokens.cached,
+    wallSeconds: totals.wallSeconds,
+    modelSeconds: totals.modelSeconds,
+    commandSeconds: totals.commandSeconds,
+    submissionBytes: new TextEncoder().encode(t.exit.submission).length,
+    actionTypes,
+    repaired: t.repaired,
+  };
+}
+
+const SUMMED = [
+  "steps",
+  "modelCalls",
+  "formatErrors",
+  "commands",
+  "timeouts",
+  "cost",
+  "promptTokens",
+  "completionTokens",
+  "cachedTokens",
+  "wallSeconds",
+  "modelSeconds",
+  "commandSeconds",
+  "submissionBytes",
+] as const;
+
+/**
+ * Sum a set of trajectories' figures.
+ *
+ * @param rows one entry per trajectory
+ */
+export function totalStats(rows: readonly TrajectoryStats[]): StatsTotal {
+  const total: StatsTotal = {
+    trajectories: rows.length,
+    exitStatuses: {},
+    ...Object.fromEntries(SUMMED.map((k) => [k, 0])) as Record<typeof SUMMED[number], number>,
+    actionTypes: emptyActionTypeCounts(),
+    repaired: 0,
+  };
+  for (const r of rows) {
+    total.exitStatuses[r.exitStatus] = (total.exitStatuses[r.exitStatus] ?? 0) + 1;
+    for (const k of SUMMED) total[k] += r[k];
+    for (const t of ACTION_TYPES) total.actionTypes[t] += r.actionTypes[t];
+    if (r.repaired) total.repaired++;
+  }
+  return total;
+}
+
+/** Each action type's share of the counted tool calls (0 when there are none). */
+export function actionTypeShares(counts: ActionTypeCounts): Record<ActionType, number> {
+  const n = ACTION_TYPES.reduce((sum, t) => sum + counts[t], 0);
+  return Object.fromEntries(ACTION_TYPES.map((t) => [t, n ? counts[t] / n : 0])) as Record<
+    ActionType,
+    number
+  >;
+}

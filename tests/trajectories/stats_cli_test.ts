@@ -1,0 +1,70 @@
+/**
+ * `claudius stats` as a subprocess over real batch outputs and the golden upstream trajectories.
+ */
+import { assertEquals, assertMatch } from "../_assert.ts";
+import type { StatsTotal, TrajectoryStats } from "../../src/trajectories/trajectory_stats.ts";
+import { batches } from "./_batches.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const GOLDEN = new URL("../testdata/conformance/", import.meta.url).pathname;
+
+async function claudius(...args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", MAIN, ...args], stdin: "null" })
+    .output();
+  const d = new TextDecoder();
+  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+}
+
+Deno.test("claudius stats --json: one row per trajectory with every figure, and their total", async () => {
+  const { a } = await batches();
+  const r = await claudius("stats", "--json", a, `${GOLDEN}toolcall_upstream.traj.json`);
+  assertEquals(r.code, 0, r.stderr);
+  const { trajectories, total }: { trajectories: TrajectoryStats[]; total: StatsTotal } = JSON.parse(
+    r.stdout,
+  );
+  assertEquals(trajectories.map((t) => [t.instanceId, t.exitStatus, t.steps, t.formatErrors]), [
+    ["i1", "Submitted", 2, 0],
+    ["i2", "LimitsExceeded", 3, 0],
+    ["i3", "Submitted", 3, 1],
+    ["i4", "Submitted", 2, 0],
+    ["toolcall_upstream", "Submitted", 6, 2],
+  ]);
+  const golden = trajectories[4]!;
+  assertEquals([golden.modelCalls, golden.timeouts, golden.commands, golden.submissionBytes], [6, 1, 5, 11]);
+  assertEquals([golden.promptTokens, golden.completionTokens, golden.cachedTokens], [60, 30, 0]);
+  assertEquals(golden.actionTypes, { write: 0, execute: 1, probe: 0, read: 1, other: 5 });
+  assertEquals(Math.abs(golden.cost - 0.06) < 1e-9, true);
+  // The timeout step alone took 2 s of command time.
+  assertEquals(golden.commandSeconds > 2 && golden.commandSeconds < golden.wallSeconds, true);
+  assertEquals(total.trajectories, 5);
+  assertEquals(total.exitStatuses, { Submitted: 4, LimitsExceeded: 1 });
+  assertEquals(total.steps, 16);
+  assertEquals(total.actionTypes.probe, 1);
+});
+
+Deno.test("claudius stats prints a table with a total and CSV; unreadable files are named and exit 1", async () => {
+  const { a } = await batches();
+  const table = await claudius("stats", a);
+  assertEquals(table.code, 0, table.stderr);
+  assertMatch(
+    table.stdout,
+    /^instance +exit +steps +calls +fmt err +timeouts +cost .* write +exec +probe +read +other$/m,
+  );
+  assertMatch(table.stdout, /^i2 +LimitsExceeded +3 +3 +0 +0 /m);
+  assertMatch(table.stdout, /^total \(4\) +3 submitted +10 +10 +1 +0 /m);
+  assertMatch(table.stdout, /^exit statuses: Submitted 3, LimitsExceeded 1$/m);
+  const csv = await claudius("stats", "--csv", a);
+  const lines = csv.stdout.trim().split("\n");
+  assertEquals(lines.length, 1 + 4 + 1);
+  assertMatch(lines[0]!, /^path,instance,exit_status,steps,calls,fmt_err,timeouts,cost,/);
+  assertMatch(lines.at(-1)!, /^TOTAL,4,3 submitted,10,10,1,0,/);
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/x.traj.json`, "not json");
+  const bad = await claudius("stats", dir, a);
+  assertEquals(bad.code, 1);
+  assertMatch(bad.stderr, /^warning: Cannot recover trajectory .*x\.traj\.json: no messages array$/m);
+  assertMatch(bad.stdout, /^total \(4\)/m);
+  const none = await claudius("stats");
+  assertEquals(none.code, 2);
+  assertMatch(none.stderr, /stats needs at least one PATH/);
+});
