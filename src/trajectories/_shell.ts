@@ -27,6 +27,8 @@ const endsWord = (s: string, i: number) => {
   const c = s.charCodeAt(i);
   return c < 128 ? WORD_END[c] === 1 : c === 0xa0;
 };
+/** Characters that start quoting, escapes or substitutions inside a word. */
+const SPECIAL = new Set(["\\", "'", '"', "$", "`"]);
 const isBlank = (c: string) => c === " " || c === "\t" || c === "\r" || c === "\f" || c === "\v";
 const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
 
@@ -84,8 +86,10 @@ export function shellSegments(command: string): Segment[] {
       } else if (c === "`") {
         text += backtick();
       } else {
-        text += c;
-        i++;
+        let j = i + 1;
+        while (j < s.length && !endsWord(s, j) && !SPECIAL.has(s[j]!)) j++;
+        text += s.slice(i, j);
+        i = j;
       }
     }
     return text;

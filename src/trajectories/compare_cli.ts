@@ -7,8 +7,7 @@ import { parseFlags, UsageError } from "../flags.ts";
 import { ACTION_TYPES } from "./action_types.ts";
 import { findFiles } from "./_files.ts";
 import { findTrajectories } from "./find_trajectories.ts";
-import { mapTrajectories } from "./map_trajectories.ts";
-import { trajectoryStats } from "./trajectory_stats.ts";
+import { mapTrajectoriesParallel } from "./map_trajectories.ts";
 import { type EvalResults, loadEvalResults } from "./eval_results.ts";
 import { compareRuns, type Comparison, type InstanceSide, type SetSummary } from "./compare_runs.ts";
 import { csvLine, fmtCost, renderTable } from "./_table.ts";
@@ -65,9 +64,10 @@ export async function compareMain(argv: string[], io: ToolIO): Promise<number> {
   const sets = await Promise.all(positionals.map(async (path, k) => {
     const paths = await findTrajectories([path]);
     if (!paths.length) io.error(`warning: no trajectories found under ${path}`);
-    const { results: rows, failures } = await mapTrajectories(
+    const { results: rows, failures } = await mapTrajectoriesParallel(
       paths,
-      (t) => trajectoryStats(t, reference ? { reference } : {}),
+      "stats",
+      reference ? { reference } : {},
     );
     for (const f of failures) io.error(`warning: ${f.message}`);
     failed += failures.length;

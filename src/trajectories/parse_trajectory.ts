@@ -94,8 +94,11 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
   const msgs = list as Message[];
   const config = configOf(rec(info.config));
   const v2 = format === "mini-swe-agent-1.1";
-  const actionFormat = msgs.some((m) => roleOf(m) === "tool" || observationCallId(m) !== undefined) ||
-      msgs.some((m) => replyToolCalls(m).length > 0)
+  const actionFormat = msgs.some((m) =>
+      roleOf(m) === "tool" || observationCallId(m) !== undefined ||
+      (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) ||
+      (Array.isArray(m.output) && m.output.some((o) => isRec(o) && o.type === "function_call"))
+    )
     ? "toolcall"
     : "text";
   const legacyRegex = v2 ? LEGACY_ACTION : legacyActionRegex(config);
@@ -127,9 +130,15 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
       ? stepV2(msgs, start, end, steps.length + 1)
       : stepLegacy(msgs, start, end, steps.length + 1, legacyRegex);
     if (step.timestamp !== undefined && prevEnd !== undefined) step.modelSeconds = step.timestamp - prevEnd;
-    const obsTimes = step.actions.map((a) => a.observation?.timestamp).filter((t) => t !== undefined);
-    const stepEnd = obsTimes.length ? Math.max(...obsTimes) : step.timestamp;
-    if (step.timestamp !== undefined && obsTimes.length) step.commandSeconds = stepEnd! - step.timestamp;
+    let lastObservation: number | undefined;
+    for (const a of step.actions) {
+      const t = a.observation?.timestamp;
+      if (t !== undefined && (lastObservation === undefined || t > lastObservation)) lastObservation = t;
+    }
+    const stepEnd = lastObservation ?? step.timestamp;
+    if (step.timestamp !== undefined && lastObservation !== undefined) {
+      step.commandSeconds = lastObservation - step.timestamp;
+    }
     if (stepEnd !== undefined) prevEnd = stepEnd;
     steps.push(step);
   }

@@ -6,8 +6,8 @@
 import { parseFlags, UsageError } from "../flags.ts";
 import { ACTION_TYPES } from "./action_types.ts";
 import { findTrajectories } from "./find_trajectories.ts";
-import { mapTrajectories } from "./map_trajectories.ts";
-import { type StatsTotal, totalStats, type TrajectoryStats, trajectoryStats } from "./trajectory_stats.ts";
+import { mapTrajectoriesParallel } from "./map_trajectories.ts";
+import { type StatsTotal, totalStats, type TrajectoryStats } from "./trajectory_stats.ts";
 import { type Column, csvLine, fmtCost, fmtCount, fmtSeconds, fmtShare, renderTable } from "./_table.ts";
 import type { ToolIO } from "./cli.ts";
 
@@ -84,9 +84,10 @@ export async function statsMain(argv: string[], io: ToolIO): Promise<number> {
   }
   const reference = values.reference as string[] | undefined;
   const paths = await findTrajectories(positionals);
-  const { results: rows, failures } = await mapTrajectories(
+  const { results: rows, failures } = await mapTrajectoriesParallel(
     paths,
-    (t) => trajectoryStats(t, reference ? { reference } : {}),
+    "stats",
+    reference ? { reference } : {},
   );
   for (const f of failures) io.error(`warning: ${f.message}`);
   const total = totalStats(rows);
