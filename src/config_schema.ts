@@ -55,6 +55,13 @@ export const RUN_KEYS = defineKeys({
       "of the working directory against HEAD with every file staged (untracked included, `.gitignore` " +
       "respected) in a throwaway index, so the repository is untouched.",
   },
+  atif_path: {
+    type: "string",
+    doc: "Also keep the trajectory as ATIF v1.7 (see Reading runs) at this path, rewritten whole through a " +
+      "temporary file and a rename after every step, so a reader always finds a whole document; a relative " +
+      "path is taken from the trajectory's directory (in a batch: one per instance). A failed write is one " +
+      "warning; the run goes on.",
+  },
 });
 
 /** How a model class talks (HTTP or a replayed script) and writes its actions. */

@@ -212,6 +212,27 @@ async function runStartupCommand(env: Environment, command: unknown, signal?: Ab
 }
 
 /**
+ * The saver of `run.atif_path` (loaded only when set): the trajectory as ATIF v1.7 after every
+ * step, next to the trajectory when relative. A failed write is a warning, once; the run goes on.
+ */
+async function atifWriter(
+  path: unknown,
+  episode: Episode,
+  log: (line: string) => void,
+): Promise<((messages: Message[], info: TrajectoryInfo) => Promise<void>) | undefined> {
+  if (typeof path !== "string" || !path) return undefined;
+  const { AtifWriter } = await import("./trajectories/atif_writer.ts");
+  const dir = episode.outputPath.includes("/") ? episode.outputPath.replace(/\/[^/]*$/, "") : ".";
+  const writer = new AtifWriter(resolvePath(path, dir), episode.outputPath, episode.top ?? {});
+  let warned = false;
+  return (messages, info) =>
+    writer.save(messages, info as unknown as Json).catch((e) => {
+      if (!warned) log(`warning: Cannot write ATIF to ${writer.path}: ${e instanceof Error ? e.message : e}`);
+      warned = true;
+    });
+}
+
+/**
  * Run one episode. The trajectory is on disk after every step and on every exit path; the
  * environment is closed on every exit path. Unexpected errors are recorded, then rethrown.
  */
@@ -227,8 +248,13 @@ export async function runEpisode(
   deps.onEnvironment?.(env);
   const secrets = secretValues(deps.hostEnv);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
+  const atif = await atifWriter(config.run.atif_path, episode, deps.log);
+  const save = async (messages: Message[], info: TrajectoryInfo) => {
+    await writer.save(messages, info);
+    await atif?.(messages, info);
+  };
   const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
-    save: (a) => writer.save(a.messages, trajectoryInfo(a, secrets)),
+    save: (a) => save(a.messages, trajectoryInfo(a, secrets)),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),
@@ -250,7 +276,7 @@ export async function runEpisode(
           ? e.messages
           : [errorExitMessage(e instanceof Error ? e : new Error(String(e)))];
         agent.addMessages(...ending);
-        await writer.save(agent.messages, trajectoryInfo(agent, secrets));
+        await save(agent.messages, trajectoryInfo(agent, secrets));
         const last = agent.messages.at(-1);
         if (e instanceof InterruptAgentFlow && last?.role === "exit") {
           return { result: last.extra, agent, bytesWritten: writer.bytesWritten };
@@ -264,7 +290,7 @@ export async function runEpisode(
       const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
       if (Object.keys(errors).length) {
         const info = { ...trajectoryInfo(agent, secrets), artifact_errors: errors };
-        await writer.save(agent.messages, info).catch((e) =>
+        await save(agent.messages, info).catch((e) =>
           deps.log(`warning: Cannot save trajectory: ${e}`)
         );
       }

@@ -22,6 +22,7 @@ export type ToolMain = (argv: string[], io: ToolIO) => Promise<number>;
 export const TOOLS: Record<string, () => Promise<ToolMain>> = {
   stats: async () => (await import("./stats_cli.ts")).statsMain,
   compare: async () => (await import("./compare_cli.ts")).compareMain,
+  export: async () => (await import("./export_cli.ts")).exportMain,
 };
 
 /**

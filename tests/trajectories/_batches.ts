@@ -28,7 +28,7 @@ const B: ScriptedInstance[] = [
   {
     id: "i1",
     replies: [
-      step("ls"),
+      { ...step("ls"), reasoning_content: "Look around first." },
       step("python3 -c 'print(1)'"),
       step("cat > a.py <<'EOF'\nprint(2)\nEOF"),
       submit("patch-i1b"),

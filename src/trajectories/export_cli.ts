@@ -1,0 +1,56 @@
+/**
+ * `claudius export --atif TRAJ [-o OUT]`: a trajectory as ATIF v1.7.
+ *
+ * @module
+ */
+import { parseFlags, UsageError } from "../flags.ts";
+import { loadTrajectory } from "./load_trajectory.ts";
+import { toAtif } from "./to_atif.ts";
+import { validateAtif } from "./validate_atif.ts";
+import type { ToolIO } from "./cli.ts";
+
+/** Hand-written help of `claudius export`. */
+export const EXPORT_HELP = `Usage: claudius export --atif TRAJ [-o OUT]
+
+Write a trajectory (claudius's or upstream mini-swe-agent's, torn files repaired) as ATIF v1.7, the
+Agent Trajectory Interchange Format Harbor reads: one agent step per model call with its tool calls,
+the observations linked to them, tokens and exact cost; format-error turns as agent steps of their
+own; exit status and submission in the root 'extra'. The document is checked against the ATIF rules
+before it is written.
+
+Options:
+      --atif             the format (the only one so far)
+  -o, --output FILE      where to write (default: standard output)
+  -h, --help             print this help`;
+
+/**
+ * Run `claudius export` with its arguments.
+ * @returns 0, or 1 when the document broke an ATIF rule (a bug: the problems are printed)
+ * @throws {UsageError} for bad flags or a missing TRAJ
+ */
+export async function exportMain(argv: string[], io: ToolIO): Promise<number> {
+  const { values, positionals } = parseFlags(argv, {
+    atif: { type: "boolean" },
+    output: { type: "string", short: "o" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) {
+    io.write(EXPORT_HELP + "\n");
+    return 0;
+  }
+  if (!values.atif) throw new UsageError("export needs a format: --atif");
+  if (positionals.length !== 1) {
+    throw new UsageError(`export needs one trajectory file, got ${positionals.length}`);
+  }
+  const t = await loadTrajectory(positionals[0]!);
+  if (t.repaired) io.error(`warning: ${t.path} was torn; exported its whole messages`);
+  const atif = toAtif(t);
+  const problems = validateAtif(atif);
+  for (const p of problems) io.error(`error: ATIF rule broken: ${p}`);
+  if (problems.length) return 1;
+  const text = JSON.stringify(atif, null, 2) + "\n";
+  const out = values.output as string | undefined;
+  if (out === undefined) io.write(text);
+  else await Deno.writeTextFile(out, text);
+  return 0;
+}
