@@ -1,0 +1,125 @@
+/**
+ * The Harbor adapter (examples/harbor/claudius_agent.py) as Harbor would drive it, for real: its
+ * install and run commands executed in a container of the test image `claudius-test-debian`, with
+ * the scripted loopback server as the model. Harbor itself cannot be installed here; the Python
+ * driver (tests/harbor/drive_agent.py) uses the marked stand-in base classes of tests/harbor/standin/
+ * and a real `docker exec` / `docker cp` environment. Deno comes from the host (copied in, never
+ * downloaded). Ignored without an engine unless CI is set.
+ */
+import { assert, assertEquals, assertMatch } from "../_assert.ts";
+import { startFakeServer } from "../fake_server.ts";
+import { validateAtif } from "../../src/trajectories/validate_atif.ts";
+
+const HERE = new URL("./", import.meta.url).pathname;
+const REPO = new URL("../../", import.meta.url).pathname;
+const IMAGE = "claudius-test-debian:latest";
+const SECRET = "sk-harbor-test-SECRET-42";
+
+async function run(cmd: string, args: string[], env: Record<string, string> = {}) {
+  const out = await new Deno.Command(cmd, { args, env, stdin: "null" }).output();
+  const d = new TextDecoder();
+  return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+}
+
+const engine = await run("docker", ["image", "inspect", IMAGE]).then((r) => r.code === 0, () => false);
+const ignore = !engine && !Deno.env.get("CI");
+if (!engine) {
+  console.error(`adapter_test.ts: no engine or no ${IMAGE}: Harbor adapter test ignored (set CI to fail)`);
+}
+
+const python = (args: string[], env: Record<string, string> = {}) =>
+  run("python3", [`${HERE}drive_agent.py`, ...args], {
+    PYTHONPATH: `${HERE}standin:${REPO}examples/harbor`,
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    ...env,
+  });
+
+Deno.test({
+  name: "Harbor adapter: installs Deno + the bundled program, runs headless, writes ATIF, fills the context",
+  ignore,
+  async fn() {
+    const server = await startFakeServer([
+      { content: "Make the file.", commands: ["echo hello > hello.txt && ls"], cost: 0.25 },
+      {
+        content: "Done.",
+        commands: ["printf 'COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\\nhello.txt'"],
+        cost: 0.25,
+        usage: { prompt_tokens: 40, prompt_tokens_details: { cached_tokens: 30 } },
+      },
+    ]);
+    const logs = await Deno.makeTempDir({ prefix: "claudius-harbor-logs-" });
+    const started = await run("docker", [
+      "run",
+      "-d",
+      "--rm",
+      "--network",
+      "host",
+      "-v",
+      `${logs}:/logs/agent`,
+      "-w",
+      "/app",
+      IMAGE,
+      "sleep",
+      "600",
+    ]);
+    assertEquals(started.code, 0, started.stderr);
+    const container = started.stdout.trim();
+    try {
+      assertEquals(
+        (await run("docker", ["exec", container, "sh", "-c", "command -v deno claudius"])).stdout,
+        "",
+      );
+      const r = await python([container, logs, "openai/test-model", server.url, "Create hello.txt"], {
+        OPENAI_API_KEY: SECRET,
+      });
+      assertEquals(r.code, 0, r.stderr + r.stdout);
+      const out = JSON.parse(r.stdout);
+      assertEquals([out.name, out.supports_atif], ["claudius", true]);
+      // Tokens and cost from the ATIF final metrics: 10 + 40 prompt, 5 + 5 completion, 30 cached, $0.50.
+      assertEquals(out.context, {
+        n_input_tokens: 50,
+        n_output_tokens: 10,
+        n_cache_tokens: 30,
+        cost_usd: 0.5,
+        metadata: {},
+      });
+      // Install ran as root, the agent as the container's user, with the task and the key in its env.
+      assertEquals(out.sent.map((s: { user: string | null }) => s.user), ["root", "root", null]);
+      assertEquals(out.sent[2].env, ["CLAUDIUS_TASK", "OPENAI_API_KEY"]);
+      // The commands ran in the task's working directory of the container.
+      const file = await run("docker", ["exec", container, "cat", "/app/hello.txt"]);
+      assertEquals(file.stdout, "hello\n");
+      // ATIF on disk, valid, with the ending; the native trajectory beside it; the key in neither.
+      const atif = JSON.parse(await Deno.readTextFile(`${logs}/trajectory.json`));
+      assertEquals(validateAtif(atif), []);
+      assertEquals([atif.extra.exit_status, atif.extra.submission], ["Submitted", "hello.txt"]);
+      assertEquals(atif.steps.filter((s: { source: string }) => s.source === "agent").length, 2);
+      const traj = await Deno.readTextFile(`${logs}/claudius.traj.json`);
+      assertMatch(traj, /"trajectory_format": "mini-swe-agent-1.1"/);
+      for (const name of ["trajectory.json", "claudius.traj.json", "claudius.txt"]) {
+        assert(!(await Deno.readTextFile(`${logs}/${name}`)).includes(SECRET), `${name} holds the key`);
+      }
+      // The model was the loopback server, and Deno fetched nothing: no npm or remote module cache.
+      assertEquals(server.requests.length, 2);
+      const fetched = "find /tmp/claudius-deno -path '*/npm/*' -o -path '*/remote/*'";
+      assertEquals((await run("docker", ["exec", container, "sh", "-c", fetched])).stdout, "");
+    } finally {
+      await run("docker", ["rm", "-f", container]);
+      await server.close();
+    }
+  },
+});
+
+Deno.test("Harbor adapter: with a compiled binary it uploads that and puts it on PATH", async () => {
+  const r = await python(["--plan", "/somewhere/dist/claudius"]);
+  assertEquals(r.code, 0, r.stderr);
+  const plan = JSON.parse(r.stdout);
+  assertEquals(plan.payload, [["/somewhere/dist/claudius", "/opt/claudius/claudius"]]);
+  assertMatch(plan.install, /exec \/opt\/claudius\/claudius "\$@"/);
+  assertMatch(plan.install, /> \/usr\/local\/bin\/claudius\n/);
+  assertMatch(
+    plan.run,
+    /^mkdir -p \/logs\/agent; claudius --task "\$CLAUDIUS_TASK" --env local --cwd "\$PWD" -m openai\/gpt-5 -c default -c agent.step_limit=9 -o \/logs\/agent\/claudius.traj.json -c run.atif_path=\/logs\/agent\/trajectory.json > /,
+  );
+  assertMatch(plan.run, /case \$code in 0\|3\|4\|5\|6\) exit 0;;/);
+});
