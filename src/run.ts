@@ -226,7 +226,7 @@ async function atifWriter(
   const writer = new AtifWriter(resolvePath(path, dir), episode.outputPath, episode.top ?? {});
   let warned = false;
   return (messages, info) =>
-    writer.save(messages, info as unknown as Json).catch((e) => {
+    writer.save(messages, info).catch((e) => {
       if (!warned) log(`warning: Cannot write ATIF to ${writer.path}: ${e instanceof Error ? e.message : e}`);
       warned = true;
     });
@@ -290,9 +290,7 @@ export async function runEpisode(
       const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
       if (Object.keys(errors).length) {
         const info = { ...trajectoryInfo(agent, secrets), artifact_errors: errors };
-        await save(agent.messages, info).catch((e) =>
-          deps.log(`warning: Cannot save trajectory: ${e}`)
-        );
+        await save(agent.messages, info).catch((e) => deps.log(`warning: Cannot save trajectory: ${e}`));
       }
     }
     writer.close();

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Message, ToolCall } from "../types.ts";
-import type { Tokens } from "./types.ts";
+import type { ToolCall } from "../types.ts";
+import type { StoredMessage, Tokens } from "./types.ts";
 
 /** A plain object (not an array, not null). */
 export type Rec = Record<string, unknown>;
@@ -131,6 +131,6 @@ export function timestampOf(m: Rec): number | undefined {
 }
 
 /** The message with its role, or an empty string (Responses API items have none). */
-export function roleOf(m: Message | Rec): string {
+export function roleOf(m: StoredMessage | Rec): string {
   return typeof m.role === "string" ? m.role : "";
 }

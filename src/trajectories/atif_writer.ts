@@ -7,7 +7,7 @@
  * @module
  */
 import { TRAJECTORY_FORMAT } from "../trajectory.ts";
-import type { Json, Message } from "../types.ts";
+import type { Json } from "../types.ts";
 import { parseTrajectory } from "./parse_trajectory.ts";
 import { toAtif } from "./to_atif.ts";
 
@@ -34,7 +34,7 @@ export class AtifWriter {
    * Write the ATIF document for the trajectory's current messages and info.
    * @throws {Deno.errors.PermissionDenied} (or another I/O error) when the path cannot be written
    */
-  async save(messages: Message[], info: Json): Promise<void> {
+  async save(messages: readonly object[], info: object): Promise<void> {
     const t = parseTrajectory({ trajectory_format: TRAJECTORY_FORMAT, ...this.#top, messages, info }, {
       path: this.#source,
     });

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { Message } from "../types.ts";
 import {
   contentText,
   finishReasonOf,
@@ -30,6 +29,7 @@ import type {
   Observation,
   Step,
   StepAction,
+  StoredMessage,
   Tokens,
   Trajectory,
   TrajectoryConfig,
@@ -91,7 +91,7 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
   const list = messages as unknown[];
   const bad = list.findIndex((m) => !isRec(m));
   if (bad >= 0) throw new SyntaxError(`Cannot read ${where}: message ${bad + 1} is not an object`);
-  const msgs = list as Message[];
+  const msgs = list as StoredMessage[];
   const config = configOf(rec(info.config));
   const v2 = format === "mini-swe-agent-1.1";
   const actionFormat = msgs.some((m) =>
@@ -174,7 +174,7 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
   };
 }
 
-function isStepStart(m: Message): boolean {
+function isStepStart(m: StoredMessage): boolean {
   const extra = rec(m.extra);
   return roleOf(m) === "assistant" || extra.interrupt_type === "FormatError" ||
     (roleOf(m) === "" && Array.isArray(extra.actions));
@@ -207,7 +207,7 @@ function fileStem(path: string): string {
 }
 
 /** The exit message (role `exit`), or for v1 files the closing user message of a finished run. */
-function exitOf(msgs: Message[], info: Rec, v2: boolean): ExitInfo {
+function exitOf(msgs: StoredMessage[], info: Rec, v2: boolean): ExitInfo {
   let index = msgs.findLastIndex((m) => roleOf(m) === "exit");
   const status = str(info.exit_status) ?? "";
   if (index < 0 && !v2 && status && roleOf(msgs.at(-1) ?? {}) === "user" && msgs.length > 2) {
@@ -225,7 +225,7 @@ function exitOf(msgs: Message[], info: Rec, v2: boolean): ExitInfo {
   };
 }
 
-function emptyStep(number: number, start: number, end: number, reply: Message): Step {
+function emptyStep(number: number, start: number, end: number, reply: StoredMessage): Step {
   const response = replyResponse(reply);
   const extra = rec(reply.extra);
   return {
@@ -250,13 +250,13 @@ function emptyStep(number: number, start: number, end: number, reply: Message): 
 }
 
 /** A step of a `mini-swe-agent-1.1` file (extra.actions, observations linked by call id or order). */
-function stepV2(msgs: Message[], start: number, end: number, number: number): Step {
+function stepV2(msgs: StoredMessage[], start: number, end: number, number: number): Step {
   const first = msgs[start]!;
   const extra = rec(first.extra);
   if (extra.interrupt_type === "FormatError") {
     const response = rec(extra.response);
-    const rebuilt: Message = Array.isArray(response.output)
-      ? { ...response, role: "assistant", content: null, extra: { rebuilt: true } } as Message
+    const rebuilt: StoredMessage = Array.isArray(response.output)
+      ? { ...response, role: "assistant", content: null, extra: { rebuilt: true } }
       : {
         ...responseMessage(response),
         role: "assistant",
@@ -302,7 +302,7 @@ function actionCommand(command: unknown): string {
   return typeof command === "string" ? command : JSON.stringify(command ?? "");
 }
 
-function observationOf(m: Message, index: number, toolCallId: string | undefined): Observation {
+function observationOf(m: StoredMessage, index: number, toolCallId: string | undefined): Observation {
   const extra = rec(m.extra);
   const exceptionInfo = str(extra.exception_info) ?? "";
   const exceptionType = str(extra.exception_type);
@@ -325,7 +325,7 @@ function observationOf(m: Message, index: number, toolCallId: string | undefined
  * with none or several was a format error (the next user message says so); else the next user
  * message is the observation.
  */
-function stepLegacy(msgs: Message[], start: number, end: number, number: number, re: RegExp): Step {
+function stepLegacy(msgs: StoredMessage[], start: number, end: number, number: number, re: RegExp): Step {
   const reply = msgs[start]!;
   const step = emptyStep(number, start, end, reply);
   re.lastIndex = 0;

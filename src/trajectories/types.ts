@@ -10,7 +10,18 @@
  *
  * @module
  */
-import type { Message, ToolCall } from "../types.ts";
+import type { ToolCall } from "../types.ts";
+
+/**
+ * A message as stored in a trajectory file, whatever wrote it: claudius's typed messages, upstream's
+ * (any provider's fields; Responses API items have no `role`), v1's hand-formatted ones. Read its
+ * parts through the library (`Step`, `Observation`) rather than by shape.
+ */
+export type StoredMessage = Record<string, unknown> & {
+  role?: string;
+  content?: unknown;
+  extra?: Record<string, unknown>;
+};
 
 /** The file layouts read. */
 export type TrajectoryFormat =
@@ -96,7 +107,7 @@ export interface Step {
    * The assistant reply. For a format-error turn of a `mini-swe-agent-1.1` file it is rebuilt from
    * the raw response (tool-call mode) or `extra.model_response` (text mode), with `extra.rebuilt`.
    */
-  reply: Message;
+  reply: StoredMessage;
   /** The reply's text ("" when it had none). */
   text: string;
   /** The model's reasoning text (`reasoning_content`, `reasoning`, Responses API summaries). */
@@ -170,7 +181,7 @@ export interface Trajectory {
   /** Top-level `instance_id` (batch runs), else the file name without `.traj.json` / `.json`. */
   instanceId: string;
   /** The message list as stored. */
-  messages: Message[];
+  messages: StoredMessage[];
   /** The system prompt and the first user message (the task as rendered); "" when absent. */
   system: string;
   instance: string;

@@ -47,7 +47,8 @@ export interface Sampler {
   sample(): Promise<void>;
 }
 
-const PROBE = 'grep -h "^VmHWM\\|^RssAnon\\|^RssFile" "/proc/$1/status" && grep -h "^wchar" /proc/"$1"/task/*/io';
+const PROBE =
+  'grep -h "^VmHWM\\|^RssAnon\\|^RssFile" "/proc/$1/status" && grep -h "^wchar" /proc/"$1"/task/*/io';
 
 /**
  * Read the process's peak RSS and its threads' written bytes. Deno lets only `--allow-all` read

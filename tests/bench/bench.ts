@@ -109,7 +109,8 @@ async function longEpisode(tmp: string): Promise<{ rows: Row[]; json: Record<str
       met: e.run.peakRssKiB < 79 * 1024,
     },
     {
-      figure: "RSS at the largest sample: anonymous (V8 heap, malloc, buffers) + file-backed (deno's own pages)",
+      figure:
+        "RSS at the largest sample: anonymous (V8 heap, malloc, buffers) + file-backed (deno's own pages)",
       value: `${mib(e.run.rssAtPeak.anonKiB)} + ${mib(e.run.rssAtPeak.fileKiB)}`,
       floor: "",
       ratio: "",
