@@ -17,6 +17,7 @@ import { type ConfigOf, defineKeys, mergeTrees } from "./config_keys.ts";
 import { pyFloat, renderTemplate } from "./template.ts";
 import { redactSecrets } from "./redact.ts";
 import type { AssistantMessage, Environment, ExecOutput, ExitExtra, Message, Model, Vars } from "./types.ts";
+import type { AgentHooks } from "./agent_hooks.ts";
 
 const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts";
 
@@ -82,6 +83,8 @@ export interface AgentDeps {
   onMessage?: (message: Message) => void;
   /** Aborted on Ctrl-C / SIGTERM; its `reason` (an {@link InterruptAgentFlow}) ends the run. */
   signal?: AbortSignal;
+  /** Opt-in mechanisms (src/mechanisms/); none by default. */
+  hooks?: AgentHooks;
 }
 
 /** The status and submission a run ended with (the exit message's `extra`). */
@@ -90,15 +93,19 @@ export type RunResult = ExitExtra;
 /** The sentinel a command prints (first line of its output, exit code 0) to submit. */
 export const SUBMIT_SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
 
-/** Throw {@link Submitted} when an output is a submission (first line is the sentinel, exit 0). */
-export function checkSubmission(output: ExecOutput): void {
+/** The submission an output makes (first line is the sentinel, exit 0), else undefined. */
+export function submissionOf(output: ExecOutput): string | undefined {
   const text = output.output.trimStart();
   const nl = text.indexOf("\n");
   const first = nl === -1 ? text : text.slice(0, nl + 1);
-  if (output.returncode === 0 && first.trim() === SUBMIT_SENTINEL) {
-    const submission = nl === -1 ? "" : text.slice(nl + 1);
-    throw new Submitted(exitMessage("Submitted", submission));
-  }
+  if (output.returncode !== 0 || first.trim() !== SUBMIT_SENTINEL) return undefined;
+  return nl === -1 ? "" : text.slice(nl + 1);
+}
+
+/** Throw {@link Submitted} when an output is a submission. */
+export function checkSubmission(output: ExecOutput): void {
+  const submission = submissionOf(output);
+  if (submission !== undefined) throw new Submitted(exitMessage("Submitted", submission));
 }
 
 /** Upstream's DefaultAgent: the loop, its counters, and the message list that is the trajectory. */
@@ -111,6 +118,7 @@ export class DefaultAgent {
   nCalls = 0;
   nConsecutiveFormatErrors = 0;
   extraVars: Vars = {};
+  readonly hooks: AgentHooks | undefined;
   readonly #now: () => number;
   readonly #deps: AgentDeps;
   readonly #start: number;
@@ -126,6 +134,7 @@ export class DefaultAgent {
     this.model = model;
     this.env = env;
     this.#deps = deps;
+    this.hooks = deps.hooks;
     this.#now = deps.now ?? Date.now;
     this.#start = this.#now();
   }
@@ -164,6 +173,8 @@ export class DefaultAgent {
   async run(task: string, vars: Vars = {}): Promise<RunResult> {
     this.extraVars = { ...this.extraVars, task, ...vars };
     this.messages = [];
+    const start = this.hooks?.start ? await this.hooks.start(this) : undefined;
+    if (start) this.extraVars = { ...this.extraVars, ...start.vars };
     this.addMessages(
       {
         role: "system",
@@ -175,7 +186,7 @@ export class DefaultAgent {
           this.config.instance_template,
           this.templateVars(),
           "agent.instance_template",
-        ),
+        ) + (start?.append ?? ""),
       },
     );
     while (true) {
@@ -218,6 +229,20 @@ export class DefaultAgent {
   /** Check limits, then query the model and append its message. */
   async query(): Promise<AssistantMessage> {
     this.#deps.signal?.throwIfAborted();
+    if (this.hooks?.beforeQuery) await this.hooks.beforeQuery(this);
+    this.checkLimits();
+    this.nCalls++;
+    const message = await this.model.query(
+      this.hooks?.context?.(this.messages) ?? this.messages,
+      this.#deps.signal,
+    );
+    this.cost += message.extra.cost;
+    this.addMessages(message);
+    return message;
+  }
+
+  /** Throw {@link LimitsExceeded} or {@link TimeExceeded} when a limit is reached (before each model call). */
+  checkLimits(): void {
     const c = this.config;
     if (
       (0 < c.step_limit && c.step_limit <= this.nCalls) || (0 < c.cost_limit && c.cost_limit <= this.cost)
@@ -227,19 +252,16 @@ export class DefaultAgent {
     if (0 < c.wall_time_limit_seconds && c.wall_time_limit_seconds <= this.elapsedSeconds()) {
       throw new TimeExceeded(exitMessage("TimeExceeded"));
     }
-    this.nCalls++;
-    const message = await this.model.query(this.messages, this.#deps.signal);
-    this.cost += message.extra.cost;
-    this.addMessages(message);
-    return message;
   }
 
   /** Run the message's actions in order; a submission ends the run before later actions. */
   async executeActions(message: AssistantMessage): Promise<Message[]> {
     const outputs: ExecOutput[] = [];
     for (const action of message.extra.actions) {
-      const output = await this.env.execute(action, this.#deps.signal);
+      let output = (this.hooks?.execute && await this.hooks.execute(action, this)) ||
+        await this.env.execute(action, this.#deps.signal);
       this.#deps.signal?.throwIfAborted();
+      if (this.hooks?.observe) output = await this.hooks.observe(action, output, this);
       checkSubmission(output);
       outputs.push(output);
     }

@@ -13,6 +13,7 @@ import { invalidReason, isTree, type Keys, mergeTrees, resolveKeys } from "./con
 import { isSecretName, REDACTED, redactSecrets, redactText } from "./redact.ts";
 import type { AgentConfig } from "./agent.ts";
 import type { RUN_KEYS } from "./config_schema.ts";
+import type { MechanismsConfig } from "./mechanisms/_keys.ts";
 import type { ConfigOf } from "./config_keys.ts";
 
 export { isTree, mergeTrees };
@@ -41,6 +42,7 @@ export interface ResolvedConfig {
   environment: ConfigTree & { environment_class: string };
   model: ConfigTree & { model_class: string };
   run: ConfigOf<typeof RUN_KEYS>;
+  mechanisms: MechanismsConfig;
 }
 
 /** How to find and read config files (injected so tests and the compiled binary agree). */

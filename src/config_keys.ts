@@ -82,7 +82,9 @@ export type AnyKeyDef = { [K in KeyType]: KeyDef<K> }[KeyType];
 export type Keys = Record<string, AnyKeyDef>;
 
 type WithDefault<T extends Keys> = {
-  [P in keyof T]: T[P] extends { default: unknown } | { required: true | string } ? P : never;
+  // Sections are always filled (with their keys' defaults), so they are never optional.
+  [P in keyof T]: T[P] extends { default: unknown } | { required: true | string } | { type: "section" } ? P
+    : never;
 }[keyof T];
 
 /** The typed config object a component receives: defaulted keys present, the others optional. */

@@ -72,12 +72,21 @@ function sectionRows(section: Section): string[][] {
       ? only + first.doc
       : [...byDoc].map(([d, cs]) => `${label(cs)}: ${d}`).join(" ");
     rows.push([`\`${name}\``, defaults, doc]);
+    if (first.type === "section" && first.keys) rows.push(...nestedRows(name, first.keys));
   }
   for (const [name, d] of Object.entries(def.upstreamOnly ?? {})) addInert(name, d.doc);
   for (const [doc, keys] of inert) {
     rows.push([keys.map((k) => `\`${k}\``).join(", "), "-", `${doc}: accepted with a warning, not acted on`]);
   }
   return rows;
+}
+
+/** Rows of a `section` key's own keys, named `section.key`. */
+function nestedRows(prefix: string, keys: Keys): string[][] {
+  return Object.entries(keys).flatMap(([name, def]) => [
+    [`\`${prefix}.${name}\``, def.type === "section" ? "-" : defaultText(def), def.doc],
+    ...(def.type === "section" && def.keys ? nestedRows(`${prefix}.${name}`, def.keys) : []),
+  ]);
 }
 
 function table(header: string[], rows: string[][]): string {

@@ -14,9 +14,10 @@ import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
 import { LOCAL_KEYS } from "./environments/local.ts";
 import { DOCKER_KEYS } from "./environments/_docker_config.ts";
 import { BUBBLEWRAP_KEYS } from "./environments/_bubblewrap_config.ts";
+import { MECHANISM_KEYS } from "./mechanisms/_keys.ts";
 
 /** The sections of a config file. */
-export type Section = "agent" | "environment" | "model" | "run";
+export type Section = "agent" | "environment" | "model" | "run" | "mechanisms";
 
 /** One section: an optional class selector, the keys of each class, upstream keys not acted on. */
 export interface SectionDef {
@@ -166,6 +167,7 @@ export const SCHEMA: Record<Section, SectionDef> = {
     }),
   },
   run: { defaultClass: "", classes: { "": RUN_KEYS } },
+  mechanisms: { defaultClass: "", classes: { "": MECHANISM_KEYS } },
 };
 
 /** Every key a section accepts, whatever the class (for checking files before classes are known). */

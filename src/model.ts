@@ -158,6 +158,32 @@ export class ChatModel implements Model {
 
   /** Query the model; parse its actions or throw {@link FormatError} with the billed cost. */
   async query(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage> {
+    const completion = await this.#complete(messages, signal);
+    const actions = this.#parse(completion);
+    return {
+      ...completion.message,
+      role: "assistant",
+      extra: { actions, response: completion.response, cost: completion.cost, timestamp: Date.now() / 1000 },
+    };
+  }
+
+  /** Ask for a reply in prose: no actions parsed, tool calls dropped (see {@link Model.ask}). */
+  async ask(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage> {
+    const completion = await this.#complete(messages, signal);
+    const { tool_calls: _, ...message } = completion.message;
+    return {
+      ...message,
+      role: "assistant",
+      extra: {
+        actions: [],
+        response: completion.response,
+        cost: completion.cost,
+        timestamp: Date.now() / 1000,
+      },
+    };
+  }
+
+  #complete(messages: Message[], signal?: AbortSignal): Promise<Completion> {
     const prepared = messages.map((m) => {
       let sent = this.#sent.get(m);
       if (sent === undefined) {
@@ -166,16 +192,10 @@ export class ChatModel implements Model {
       }
       return sent;
     });
-    const completion = await this.#client.complete(
+    return this.#client.complete(
       this.#format === "toolcall" ? { messages: prepared, tools: [BASH_TOOL] } : { messages: prepared },
       signal,
     );
-    const actions = this.#parse(completion);
-    return {
-      ...completion.message,
-      role: "assistant",
-      extra: { actions, response: completion.response, cost: completion.cost, timestamp: Date.now() / 1000 },
-    };
   }
 
   #parse(c: Completion): Action[] {

@@ -18,6 +18,7 @@ import { redactSecrets, secretValues } from "./redact.ts";
 import { LocalEnvironment } from "./environments/local.ts";
 import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
+import { enabledMechanisms } from "./mechanisms/_keys.ts";
 import type { ChatClient, Environment, Json, Message, Model, Vars } from "./types.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
@@ -44,6 +45,8 @@ export interface EpisodeDeps {
   onEnvironment?: (env: Environment) => void;
   /** Aborted on a second signal: artifact commands are killed at once. */
   force?: AbortSignal;
+  /** Asks the user a question (interactive runs; null when nobody answers). Mechanisms that need a user are off without it. */
+  ask?: (question: string) => Promise<string | null>;
 }
 
 /** What to run. */
@@ -174,6 +177,10 @@ export interface TrajectoryInfo {
   submission: string;
   /** What could not be saved after the run (`run.save_tarball`, `run.save_patch`). */
   artifact_errors?: Record<string, string>;
+  /** Opt-in mechanisms: what happened (`info.config.mechanisms` holds the switches that were on). */
+  mechanisms?: Record<string, unknown>;
+  /** False when the run was best-of-k (`mechanisms.reroll`). */
+  pass_at_1?: boolean;
 }
 
 /**
@@ -183,6 +190,7 @@ export interface TrajectoryInfo {
 export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] = []): TrajectoryInfo {
   const last = agent.messages.at(-1);
   const ending = last?.role === "exit" ? last.extra : { exit_status: "", submission: "" };
+  const { config: mechanisms, ...facts } = agent.hooks?.info?.() ?? {};
   return {
     model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls },
     config: redactSecrets({
@@ -192,12 +200,39 @@ export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] =
       model_type: agent.model.type,
       environment: agent.env.config,
       environment_type: agent.env.type,
+      ...mechanisms as Record<string, unknown>,
     }, secrets),
     mini_version: UPSTREAM_VERSION,
     claudius_version: VERSION,
     exit_status: ending.exit_status,
     submission: ending.submission,
+    ...facts,
   };
+}
+
+/** The loop's hooks when a `mechanisms` switch is on (loaded only then), and the model config they imply. */
+async function mechanismHooks(
+  config: ResolvedConfig,
+  outputPath: string,
+  secrets: readonly string[],
+  deps: EpisodeDeps,
+) {
+  if (Object.keys(enabledMechanisms(config.mechanisms)).length === 0) return undefined;
+  const { createMechanisms, fenceRegex } = await import("./mechanisms/mechanisms.ts");
+  const format = MODEL_CLASSES[String(config.model.model_class)]?.format ?? "toolcall";
+  const fence = config.mechanisms.file_actions.enabled && format === "text"
+    ? config.mechanisms.file_actions.fence
+    : "";
+  const hooks = createMechanisms(config.mechanisms, {
+    outputPath,
+    format,
+    secrets,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.ask ? { ask: deps.ask } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
+  })!;
+  return { hooks, modelConfig: fence ? { ...config.model, action_regex: fenceRegex(fence) } : config.model };
 }
 
 /**
@@ -243,10 +278,11 @@ export async function runEpisode(
 ): Promise<EpisodeResult> {
   const { agent_class: _, ...agentInput } = config.agent;
   const agentConfig = resolveKeys(AGENT_KEYS, agentInput, "agent");
-  const model = await makeModel(config.model, agentConfig.cost_limit, deps);
+  const secrets = secretValues(deps.hostEnv);
+  const hooks = await mechanismHooks(config, episode.outputPath, secrets, deps);
+  const model = await makeModel(hooks?.modelConfig ?? config.model, agentConfig.cost_limit, deps);
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
-  const secrets = secretValues(deps.hostEnv);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
   const atif = await atifWriter(config.run.atif_path, episode, deps.log);
   const save = async (messages: Message[], info: TrajectoryInfo) => {
@@ -255,6 +291,7 @@ export async function runEpisode(
   };
   const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
     save: (a) => save(a.messages, trajectoryInfo(a, secrets)),
+    ...(hooks ? { hooks: hooks.hooks } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),

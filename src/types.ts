@@ -66,6 +66,15 @@ export interface InterruptExtra {
   [key: string]: unknown;
 }
 
+/**
+ * `extra` of a message an opt-in mechanism added (src/mechanisms/): `mechanism` names the switch
+ * (`compression`, `nudge`, `planning`, ...); see the README's "Rich mechanisms" section.
+ */
+export interface MechanismExtra {
+  mechanism: string;
+  [key: string]: unknown;
+}
+
 /** `extra` of the exit message: the run's ending. */
 export interface ExitExtra {
   exit_status: string;
@@ -84,7 +93,7 @@ export interface SystemMessage extends WireMessage {
 /** The task, an observation (text mode), or an interruption (format error, user input). */
 export interface UserMessage extends WireMessage {
   role: "user";
-  extra?: ObservationExtra | InterruptExtra;
+  extra?: ObservationExtra | InterruptExtra | MechanismExtra;
 }
 /** The model's reply, as the provider returned it, plus what claudius parsed from it. */
 export interface AssistantMessage extends WireMessage {
@@ -193,6 +202,12 @@ export interface Model {
    * format-error user message, with the call's cost) when the reply has no valid action(s).
    */
   query(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage>;
+  /**
+   * Ask for a reply in prose (summaries, plans): the same request as {@link Model.query}, but no
+   * actions are parsed (`extra.actions` is empty) and tool calls are dropped from the message
+   * (kept in `extra.response`), so the message can stay in the conversation.
+   */
+  ask?(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage>;
   /** Render one observation message per action (padding unrun tool calls). */
   formatObservations(
     message: AssistantMessage,

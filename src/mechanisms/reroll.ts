@@ -1,0 +1,50 @@
+/**
+ * Reroll on an empty submission (Daemon's best-of-2 on an empty patch): when a submission is empty,
+ * the attempt is dropped and the run starts again from the system prompt and the task, in the same
+ * environment, up to `k` attempts; the limits cover all attempts together. Runs with this switch on
+ * are best-of-k, not pass@1, and say so (`info.pass_at_1: false`, batch outputs).
+ *
+ * @module
+ */
+import { submissionOf } from "../agent.ts";
+import { InterruptAgentFlow } from "../errors.ts";
+import type { Mechanism, MechanismContext } from "./mechanisms.ts";
+
+/** Ends the turn of an attempt that is being rerolled (its messages are already appended). */
+export class Rerolled extends InterruptAgentFlow {}
+
+/** `git status --porcelain`, prints nothing when the working tree matches HEAD (untracked files count). */
+const STATUS = "git -c safe.directory='*' status --porcelain --untracked-files=all";
+
+/** The `reroll` switch. */
+export function reroll({ config, deps, window }: MechanismContext): Mechanism {
+  const c = config.reroll;
+  let attempt = 1;
+  const rerolls: { attempt: number; submission: string; why: string }[] = [];
+  return {
+    name: "reroll",
+    async observe(_action, output, agent) {
+      const submission = submissionOf(output);
+      if (submission === undefined || attempt >= c.k) return output;
+      let why: string;
+      if (c.empty === "diff") {
+        const status = await agent.env.execute({ command: STATUS }, deps.signal);
+        if (status.returncode !== 0 || status.output.trim() !== "") return output;
+        why = "empty diff";
+      } else {
+        if (submission.trim() !== "") return output;
+        why = "empty submission";
+      }
+      rerolls.push({ attempt, submission, why });
+      attempt++;
+      window.restart(
+        agent,
+        "reroll",
+        `Attempt ${attempt - 1} ended with an ${why}; attempt ${attempt} of ${c.k} starts from the task.`,
+        { attempt, previous: { exit_status: "Submitted", submission, reason: why } },
+      );
+      throw new Rerolled();
+    },
+    facts: () => ({ attempts: attempt, rerolls }),
+  };
+}
