@@ -6,6 +6,7 @@
  * @module
  */
 import { renderTemplate } from "../template.ts";
+import { firstCodePoints } from "../environments/_capture.ts";
 import type { Mechanism, MechanismContext } from "./mechanisms.ts";
 import { shellQuote } from "./_window.ts";
 
@@ -21,7 +22,7 @@ export function projectContext({ config, deps }: MechanismContext): Mechanism {
         const q = shellQuote(name);
         const out = await agent.env.execute({ command: `test -f ${q} && cat -- ${q}` }, deps.signal);
         if (out.returncode !== 0) continue;
-        files.push({ name, content: [...out.output].slice(0, c.max_chars).join("") });
+        files.push({ name, content: firstCodePoints(out.output, c.max_chars).trimEnd() });
         found.push(name);
       }
       if (files.length === 0) return { project_context: "" };

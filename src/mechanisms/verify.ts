@@ -10,6 +10,7 @@
 import { submissionOf } from "../agent.ts";
 import { ConfigError } from "../errors.ts";
 import { renderTemplate } from "../template.ts";
+import { lastCodePoints } from "../environments/_capture.ts";
 import type { ExecOutput } from "../types.ts";
 import type { Mechanism, MechanismContext } from "./mechanisms.ts";
 
@@ -43,7 +44,7 @@ export function verificationGate({ config, deps }: MechanismContext): Mechanism 
         testRuns++;
         passed = test.returncode === 0;
         vars.test_returncode = test.returncode;
-        vars.test_output = [...test.output].slice(-TEST_OUTPUT_CHARS).join("");
+        vars.test_output = lastCodePoints(test.output, TEST_OUTPUT_CHARS);
       } else if (c.mode === "declared") {
         passed = refusals > 0;
       }
