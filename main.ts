@@ -7,7 +7,7 @@
 import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
 import { flagsToConfig } from "./src/cli.ts";
-import { isTree, loadConfig } from "./src/config.ts";
+import { isTree, loadConfig, namesWholeConfig } from "./src/config.ts";
 import { ConfigError, type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
 import type { Environment } from "./src/types.ts";
@@ -70,7 +70,7 @@ function timestamp(): string {
 
 /** The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults. */
 async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, string>) {
-  const specs = flags.config.some((s) => !s.includes("=")) ? flags.config : ["default", ...flags.config];
+  const specs = flags.config.some(namesWholeConfig) ? flags.config : ["default", ...flags.config];
   const builtinDir = new URL("./config", import.meta.url).pathname;
   const { config, sources } = await loadConfig(
     specs,
@@ -158,7 +158,10 @@ async function run(flags: RunFlags): Promise<number> {
     });
     episode = running;
     const { result } = await running;
-    err(`claudius: ${result.exit_status}; trajectory saved to ${outputPath}`);
+    const bestOf = config.mechanisms.reroll.enabled
+      ? ` (best-of-${config.mechanisms.reroll.k}: not pass@1)`
+      : "";
+    err(`claudius: ${result.exit_status}${bestOf}; trajectory saved to ${outputPath}`);
     return EXIT_CODES[result.exit_status] ?? 1;
   } finally {
     removeSignals();
@@ -224,6 +227,7 @@ async function batch(flags: BatchFlags): Promise<number> {
     if (s.unfinished.length) lines.push(`unfinished (rerun to retry): ${s.unfinished.join(", ")}`);
     if (s.notStarted.length) lines.push(`not started: ${s.notStarted.length}`);
     lines.push(`predictions: ${s.predsPath}`, `exit statuses: ${s.statusesPath}`);
+    if (s.notPassAt1) lines.push("best-of-k (mechanisms.reroll): these results are not pass@1");
     quietly(() => console.log(lines.join("\n")));
     if (s.interrupted) return EXIT_CODES[signalStatus || "Interrupted"]!;
     return s.unfinished.length || s.notStarted.length ? 1 : 0;

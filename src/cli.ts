@@ -67,8 +67,9 @@ Options:
       --cost-limit X       agent.cost_limit in dollars (0 = none)
       --time-limit S       agent.wall_time_limit_seconds (0 = none)
       --cwd DIR            environment.cwd (local default: ./workspace, created)
-  -c, --config SPEC        config file, built-in name (default, textbased) or key=value; repeatable,
-                           merged left to right; built-in 'default' is used unless a file is given
+  -c, --config SPEC        config file, built-in name (default, textbased, daemon) or key=value;
+                           repeatable, merged left to right; built-in 'default' comes first unless a
+                           file or 'textbased' is given ('daemon' adds Daemon's mechanisms to it)
   -o, --output FILE        trajectory path (default runs/<UTC timestamp>.traj.json)
   -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
       --version            print the version

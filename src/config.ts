@@ -54,6 +54,17 @@ export interface ConfigIO {
 
 const SECTIONS = Object.keys(SCHEMA) as Section[];
 
+/** Built-in configs that add to another one (`-c daemon` keeps the built-in `default` first). */
+export const BUILTIN_OVERLAYS: ReadonlySet<string> = new Set(["daemon"]);
+
+/**
+ * True when `-c SPEC` names a whole config (a file or a full built-in), which replaces the built-in
+ * `default`; `key=value` specs and overlays (`daemon`) add to it.
+ */
+export function namesWholeConfig(spec: string): boolean {
+  return !spec.includes("=") && !BUILTIN_OVERLAYS.has(spec.replace(/\.ya?ml$/, ""));
+}
+
 /**
  * Turn `a.b.c=value` into `{a: {b: {c: value}}}`; the value is JSON when it parses, else a string.
  * @throws {ConfigError} on an empty key segment

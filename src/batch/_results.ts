@@ -29,6 +29,8 @@ export interface Prediction {
   model_name_or_path: string;
   instance_id: string;
   model_patch: string;
+  /** Present (false) when the patch is the best of several attempts (`mechanisms.reroll`). */
+  pass_at_1?: false;
 }
 
 /** What a trajectory on disk says about its instance. */
@@ -43,6 +45,8 @@ export interface TrajectoryState {
   modelName: string;
   /** The exit message's text (the error, for failures). */
   error: string;
+  /** `info.best_of_k` of a run with rerolls (`mechanisms.reroll`): not pass@1. */
+  bestOfK?: number;
 }
 
 /**
@@ -66,6 +70,7 @@ export function classifyTrajectory(messages: Message[], info: Record<string, unk
     submission: typeof extra.submission === "string" ? extra.submission : "",
     modelName: typeof modelName === "string" ? modelName : "",
     error: last?.role === "exit" && status !== "Submitted" ? String(last.content ?? "") : "",
+    ...(typeof info.best_of_k === "number" ? { bestOfK: info.best_of_k } : {}),
   };
 }
 
@@ -95,6 +100,8 @@ export class ResultFiles {
   readonly statusesPath: string;
   /** Instance ids of this invocation by exit status, in finishing order. */
   readonly byStatus: Record<string, string[]> = {};
+  /** Some instance ran best-of-k (`mechanisms.reroll`): the summary says `pass_at_1: false`. */
+  notPassAt1 = false;
   readonly #set = new Map<string, Prediction>();
   readonly #drop = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
@@ -125,6 +132,7 @@ export class ResultFiles {
   /** Record an instance's ending in the summary (and its prediction, when finished). */
   record(id: string, status: string, pred: Prediction | null): void {
     (this.byStatus[status] ??= []).push(id);
+    if (pred?.pass_at_1 === false) this.notPassAt1 = true;
     if (pred) this.setPrediction(pred);
   }
 
@@ -166,7 +174,10 @@ export class ResultFiles {
     const sorted = Object.fromEntries(Object.keys(this.byStatus).sort().map((k) => [k, this.byStatus[k]]));
     await writeAtomic(
       this.statusesPath,
-      dump({ instances_by_exit_status: sorted }, { indent: 4, seqNoIndent: true, lineWidth: -1 }),
+      dump(
+        { ...(this.notPassAt1 ? { pass_at_1: false } : {}), instances_by_exit_status: sorted },
+        { indent: 4, seqNoIndent: true, lineWidth: -1 },
+      ),
     );
   }
 }

@@ -15,7 +15,7 @@ import { TrajectoryWriter } from "../trajectory.ts";
 import type { Environment, Message } from "../types.ts";
 import { instanceTask, loadInstances, swebenchImageName } from "./instances.ts";
 import { type Instance, selectInstances, type Selection } from "./select.ts";
-import { ResultFiles, trajectoryState } from "./_results.ts";
+import { type Prediction, ResultFiles, trajectoryState } from "./_results.ts";
 import { BatchProgress } from "./progress.ts";
 
 /** A docker engine and how many workers use it (undefined: a share of `workers`). */
@@ -79,6 +79,8 @@ export interface BatchSummary {
   predsPath: string;
   statusesPath: string;
   elapsedMs: number;
+  /** Some instance ran best-of-k (`mechanisms.reroll`): its result is not pass@1. */
+  notPassAt1: boolean;
 }
 
 /** Seconds a forced stop may spend removing environments. */
@@ -148,7 +150,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
   for (const inst of selected) {
     const state = options.redoExisting ? null : await trajectoryState(trajPath(inst.instance_id));
     if (state?.finished) {
-      files.setPrediction(prediction(inst.instance_id, state.modelName, state.submission));
+      files.setPrediction(prediction(inst.instance_id, state.modelName, state.submission, state.bestOfK));
     } else {
       files.dropPrediction(inst.instance_id);
       todo.push(inst);
@@ -232,7 +234,11 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     }
     const state = await trajectoryState(path);
     if (state?.finished) {
-      files.record(id, status, prediction(id, state.modelName || fallbackModel, state.submission));
+      files.record(
+        id,
+        status,
+        prediction(id, state.modelName || fallbackModel, state.submission, state.bestOfK),
+      );
     } else {
       files.record(id, status, null);
       unfinished.push(id);
@@ -278,13 +284,16 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     notStarted: todo.filter((i) => !started.has(i.instance_id)).map((i) => i.instance_id),
     interrupted: stopped() || forced,
     predsPath: files.predsPath,
+    notPassAt1: files.notPassAt1,
     statusesPath: files.statusesPath,
     elapsedMs: now() - startedAt,
   };
 }
 
-function prediction(id: string, model: string, patch: string) {
-  return { model_name_or_path: model, instance_id: id, model_patch: patch };
+function prediction(id: string, model: string, patch: string, bestOfK?: number): Prediction {
+  const pred: Prediction = { model_name_or_path: model, instance_id: id, model_patch: patch };
+  if (bestOfK) pred.pass_at_1 = false;
+  return pred;
 }
 
 /** A trajectory holding only the exit message of an instance whose setup failed before runEpisode. */

@@ -335,11 +335,11 @@ export type MechanismsConfig = ConfigOf<typeof MECHANISM_KEYS>;
 /** The names of the switches, in the order the loop applies them. */
 export type MechanismName = keyof MechanismsConfig;
 
-/** The switches that are on, with their resolved parameters (what a trajectory records). */
+/** The switches that are on, with their resolved parameters, in the table's order (what a trajectory records). */
 export function enabledMechanisms(config: MechanismsConfig | undefined): Record<string, unknown> {
   const on: Record<string, unknown> = {};
-  for (const [name, section] of Object.entries(config ?? {})) {
-    if ((section as { enabled?: boolean }).enabled) on[name] = section;
+  for (const name of Object.keys(MECHANISM_KEYS) as MechanismName[]) {
+    if (config?.[name]?.enabled) on[name] = config[name];
   }
   return on;
 }
