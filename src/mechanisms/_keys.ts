@@ -48,6 +48,8 @@ const VERIFY_KEYS = defineKeys({
   },
   check_regex: {
     type: "string",
+    defaultDoc:
+      "common test runners (`pytest`, `go test`, `cargo test`, `npm test`, `make test`, `./test*`, ...)",
     default: "(^|[\\s;&|(])(pytest|py\\.test|python3? -m (pytest|unittest)|tox|nox|go test|cargo test|" +
       "(npm|yarn|pnpm|bun)( run)? test|deno test|make (test|check)|ctest|mvn test|gradle test|" +
       "\\./(run_)?tests?\\S*)",
@@ -56,6 +58,9 @@ const VERIFY_KEYS = defineKeys({
   },
   write_regex: {
     type: "string",
+    defaultDoc:
+      "file-changing commands (`sed -i`, `tee`, `mv`, `cp`, `rm`, `touch`, `patch`, `git apply`/`checkout`/..., " +
+      "`write`, redirections other than to `/dev/null`)",
     default: "(^|[\\s;&|(])(sed\\s+-i|tee|mv|cp|rm|touch|patch|git\\s+(apply|am|checkout|restore|reset|" +
       "stash|merge|rebase|cherry-pick)|write)\\b|>>?\\s*(?!&|/dev/null\\b)\\S",
     check: regexCheck,
