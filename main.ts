@@ -285,6 +285,10 @@ async function main(argv: string[]): Promise<number> {
         isTerminal: Deno.stdout.isTerminal(),
       });
     }
+    case "inspect": {
+      const { inspectMain } = await import("./src/inspect/cli.ts");
+      return await inspectMain(command.argv, Deno.env.toObject());
+    }
   }
 }
 

@@ -34,11 +34,13 @@ export type Command =
   | { kind: "reap"; dockerHost: string[]; executable: string; allHosts: boolean; verbose: boolean }
   /** `claudius batch ARGS`: parsed by `src/batch/cli.ts`, loaded only for batches. */
   | { kind: "batch"; argv: string[] }
-  /** A trajectory tool (`stats`, `compare`, `export`): run by `src/trajectories/cli.ts`, loaded on demand. */
-  | { kind: "tool"; name: string; argv: string[] };
+  /** A trajectory tool (`stats`, `compare`, `export`, `report`): run by `src/trajectories/cli.ts`, loaded on demand. */
+  | { kind: "tool"; name: string; argv: string[] }
+  /** `claudius inspect ARGS`: the terminal UI in `src/inspect/`, loaded on demand. */
+  | { kind: "inspect"; argv: string[] };
 
-/** The trajectory tools' subcommand names (their code lives in `src/trajectories/`). */
-export const TOOL_NAMES: readonly string[] = ["stats", "compare", "export"];
+/** The trajectory tools' subcommand names (their code lives in `src/trajectories/`, `report`'s in `src/report/`). */
+export const TOOL_NAMES: readonly string[] = ["stats", "compare", "export", "report"];
 
 /** Hand-written help text. */
 export const HELP =
@@ -53,6 +55,8 @@ Usage:
   claudius stats PATH... [--json | --csv]          one row per trajectory and a total (stats --help)
   claudius compare A B [--results FILE]            two sets of runs side by side (compare --help)
   claudius export --atif TRAJ [-o OUT]             a trajectory as ATIF v1.7 (export --help)
+  claudius report PATH... [-o report.html]         an HTML report of trajectories (report --help)
+  claudius inspect [PATH...] [--follow]            browse trajectories in the terminal (inspect --help)
 
 Options:
   -t, --task TEXT          the task (else run.task from the config)
@@ -97,6 +101,7 @@ function num(flag: string, value: string | undefined, integer: boolean): number 
 export function parseCommand(argv: string[]): Command {
   if (argv[0] === "batch") return { kind: "batch", argv: argv.slice(1) };
   if (TOOL_NAMES.includes(argv[0] ?? "")) return { kind: "tool", name: argv[0]!, argv: argv.slice(1) };
+  if (argv[0] === "inspect") return { kind: "inspect", argv: argv.slice(1) };
   if (argv[0] === "reap") {
     const { values } = parse(argv.slice(1), {
       "docker-host": { type: "string", multiple: true },

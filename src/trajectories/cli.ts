@@ -1,5 +1,5 @@
 /**
- * The trajectory tools' subcommands (`stats`, `compare`, `export`), each loaded only when called
+ * The trajectory tools' subcommands (`stats`, `compare`, `export`, `report`), each loaded only when called
  * so a plain run's start-up does not grow.
  *
  * @module
@@ -23,6 +23,7 @@ export const TOOLS: Record<string, () => Promise<ToolMain>> = {
   stats: async () => (await import("./stats_cli.ts")).statsMain,
   compare: async () => (await import("./compare_cli.ts")).compareMain,
   export: async () => (await import("./export_cli.ts")).exportMain,
+  report: async () => (await import("../report/cli.ts")).reportMain,
 };
 
 /**
