@@ -386,3 +386,41 @@ export function classifySteps(trajectory: Trajectory, options: ClassifyOptions =
     return { ...labels(found), actions };
   });
 }
+
+/**
+ * A {@link classifySteps} for many trajectories: the same labels, with each distinct command
+ * classified once (per reference state) and remembered. Commands repeat a lot across a batch
+ * (`./compile.sh`, `ls`, the same probes), and classifying is most of the cost of reading one.
+ *
+ * @example
+ * ```ts ignore
+ * import { cachedStepClassifier } from "./action_types.ts";
+ * const classify = cachedStepClassifier();
+ * for (const t of trajectories) classify(t); // same as classifySteps(t)
+ * ```
+ * @param options reference program names
+ * @returns a function from a trajectory to its step labels, as {@link classifySteps}
+ */
+export function cachedStepClassifier(options: ClassifyOptions = {}): (trajectory: Trajectory) => StepLabels[] {
+  const cache = new Map<string, { labels: ActionLabels; replaces: boolean }>();
+  return (trajectory) => {
+    const state: ReferenceState = { replaced: false };
+    return trajectory.steps.map((step) => {
+      const actions = step.actions.map((a) => {
+        const key = (state.replaced ? "1" : "0") + a.command;
+        let hit = cache.get(key);
+        if (!hit) {
+          // What the command does to the reference when it succeeds (the return code decides below).
+          const probe: ReferenceState = { replaced: state.replaced };
+          hit = { labels: classifyCommand(a.command, probe, 0, options), replaces: probe.replaced };
+          cache.set(key, hit);
+        }
+        const rc = a.observation?.returncode;
+        if (hit.replaces && (rc === undefined || rc === 0)) state.replaced = true;
+        return hit.labels;
+      });
+      const found = new Set(actions.flatMap((a) => a.types));
+      return { ...labels(found), actions };
+    });
+  };
+}
