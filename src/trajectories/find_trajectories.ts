@@ -49,9 +49,11 @@ export async function findTrajectories(paths: readonly string[]): Promise<string
   return [...found].sort(comparePaths);
 }
 
-const collator = new Intl.Collator("en", { numeric: true });
+// Made on first use: creating an Intl.Collator loads ICU data (~50 ms), too slow for start-up.
+let collator: Intl.Collator | undefined;
 
 /** Path order with numbers compared as numbers (`inst-2` before `inst-10`). */
 export function comparePaths(a: string, b: string): number {
+  collator ??= new Intl.Collator("en", { numeric: true });
   return collator.compare(a, b);
 }
