@@ -52,7 +52,10 @@ svg.strip { display: block; width: 300px; height: 12px; shape-rendering: crispEd
   font-size: 12px; pointer-events: none; }
 ul.failures { color: #a00; }
 .swatch.tmo { background: ${TIMEOUT_COLOUR}; }
-${Object.entries(SHAPE_COLOURS).map(([code, colour]) => `.sw-${swatchClass(code)} { background: ${colour}; }`).join("\n")}
+${
+  Object.entries(SHAPE_COLOURS).map(([code, colour]) => `.sw-${swatchClass(code)} { background: ${colour}; }`)
+    .join("\n")
+}
 `;
 
 /** The page's script (plain ES2020, no globals left behind). */

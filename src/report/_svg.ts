@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { fmtInt, fmtPct } from "../trajectories/_format.ts";
 
 /** Escape text for HTML and SVG content and attribute values (quotes included). */
 export function esc(text: string): string {
@@ -28,30 +29,6 @@ export interface StackedRow {
 const WIDTH = 760;
 const LABEL = 170;
 const FONT = 12;
-
-/** `n` with thousands separators. */
-export function fmtInt(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
-}
-
-/** Dollars with 2 significant decimals below $1, else cents. */
-export function fmtCost(x: number): string {
-  if (x === 0) return "$0";
-  if (Math.abs(x) >= 1) return `$${x.toFixed(2)}`;
-  return `$${x.toPrecision(2)}`;
-}
-
-/** A share as a percentage with one decimal. */
-export function fmtPct(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
-}
-
-/** Seconds as `1.2 s`, `3m04s` or `2h05m`. */
-export function fmtSeconds(s: number): string {
-  if (s < 60) return `${s.toFixed(1)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.floor(s % 60)).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
-}
 
 /** Cut `text` to its last `max` characters behind an ellipsis (paths differ at their ends). */
 export function clip(text: string, max: number): string {
@@ -81,7 +58,11 @@ export function stackedBars(
   rows.forEach((row, i) => {
     const y = top + i * (barH + gap);
     const total = row.parts.reduce((n, p) => n + p.value, 0);
-    out.push(`<text x="0" y="${y + barH / 2 + 4}"><title>${esc(row.label)}</title>${esc(clip(row.label, 24))}</text>`);
+    out.push(
+      `<text x="0" y="${y + barH / 2 + 4}"><title>${esc(row.label)}</title>${
+        esc(clip(row.label, 24))
+      }</text>`,
+    );
     let x = LABEL;
     const span = WIDTH - LABEL;
     if (total === 0) {
@@ -245,7 +226,9 @@ export function stackedColumns(
     const y0 = i * (rowH + gap);
     const n = s.columns.length;
     const w = (WIDTH - LABEL) / Math.max(1, n);
-    out.push(`<text x="0" y="${y0 + rowH / 2 + 4}"><title>${esc(s.name)}</title>${esc(clip(s.name, 24))}</text>`);
+    out.push(
+      `<text x="0" y="${y0 + rowH / 2 + 4}"><title>${esc(s.name)}</title>${esc(clip(s.name, 24))}</text>`,
+    );
     s.columns.forEach((parts, c) => {
       const total = parts.reduce((a, p) => a + p.value, 0);
       let y = y0 + rowH;
@@ -254,8 +237,12 @@ export function stackedColumns(
         const h = (p.value / total) * rowH;
         y -= h;
         out.push(
-          `<rect x="${r2(LABEL + c * w)}" y="${r2(y)}" width="${r2(w - 1)}" height="${r2(h)}" fill="${p.colour}">` +
-            `<title>${esc(`${s.name}, ${columnLabel(c, n)}: ${p.key} ${fmtPct(p.value / total)}`)}</title></rect>`,
+          `<rect x="${r2(LABEL + c * w)}" y="${r2(y)}" width="${r2(w - 1)}" height="${
+            r2(h)
+          }" fill="${p.colour}">` +
+            `<title>${
+              esc(`${s.name}, ${columnLabel(c, n)}: ${p.key} ${fmtPct(p.value / total)}`)
+            }</title></rect>`,
         );
       }
     });

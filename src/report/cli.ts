@@ -46,7 +46,11 @@ export interface ReportIO {
  * @throws {UsageError} for bad flags or no PATH
  * @throws {Error} when no trajectory was found at all
  */
-export async function reportMain(argv: string[], io: ReportIO, now: () => Date = () => new Date()): Promise<number> {
+export async function reportMain(
+  argv: string[],
+  io: ReportIO,
+  now: () => Date = () => new Date(),
+): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     output: { type: "string", short: "o" },
     title: { type: "string" },
@@ -57,7 +61,9 @@ export async function reportMain(argv: string[], io: ReportIO, now: () => Date =
     io.write(REPORT_HELP + "\n");
     return 0;
   }
-  if (positionals.length === 0) throw new UsageError("report needs at least one PATH (a trajectory or a directory)");
+  if (positionals.length === 0) {
+    throw new UsageError("report needs at least one PATH (a trajectory or a directory)");
+  }
   const output = (values.output as string | undefined) ?? "report.html";
   const reference = values.reference as string[] | undefined;
   const data = await collectReport(positionals, reference ? { reference } : {});
@@ -77,7 +83,9 @@ export async function reportMain(argv: string[], io: ReportIO, now: () => Date =
   await Deno.writeTextFile(tmp, html);
   await Deno.rename(tmp, output);
   io.error(
-    `claudius report: ${count} trajector${count === 1 ? "y" : "ies"} in ${data.sets.length} set(s) -> ${output} ` +
+    `claudius report: ${count} trajector${
+      count === 1 ? "y" : "ies"
+    } in ${data.sets.length} set(s) -> ${output} ` +
       `(${(new TextEncoder().encode(html).length / 1e6).toFixed(1)} MB)`,
   );
   return failures.length ? 1 : 0;

@@ -6,7 +6,14 @@
  *
  * @module
  */
-import { ACTION_TYPES, type ActionType, type ClassifyOptions, classifySteps } from "../trajectories/action_types.ts";
+import {
+  ACTION_TYPES,
+  type ActionType,
+  cachedStepClassifier,
+  type ClassifyOptions,
+  classifySteps,
+  type StepLabels,
+} from "../trajectories/action_types.ts";
 import { findTrajectories } from "../trajectories/find_trajectories.ts";
 import { loadTrajectory } from "../trajectories/load_trajectory.ts";
 import type { Trajectory } from "../trajectories/types.ts";
@@ -86,11 +93,15 @@ export interface ReportData {
  * ```
  * @param t the trajectory
  * @param set index of its set
- * @param options reference program names for the action types
+ * @param classify the step classifier (default `classifySteps`)
  */
-export function reportTrajectory(t: Trajectory, set: number, options: ClassifyOptions = {}): ReportTrajectory {
+export function reportTrajectory(
+  t: Trajectory,
+  set: number,
+  classify: (t: Trajectory) => StepLabels[] = classifySteps,
+): ReportTrajectory {
   const actionTypes = Object.fromEntries(ACTION_TYPES.map((a) => [a, 0])) as Record<ActionType, number>;
-  const labels = classifySteps(t, options);
+  const labels = classify(t);
   let shape = "";
   t.steps.forEach((step, i) => {
     const l = labels[i]!;
@@ -139,8 +150,12 @@ export interface CollectOptions extends ClassifyOptions {
  * @param options reference names and concurrency
  * @throws {Deno.errors.NotFound} naming a path that does not exist
  */
-export async function collectReport(paths: readonly string[], options: CollectOptions = {}): Promise<ReportData> {
+export async function collectReport(
+  paths: readonly string[],
+  options: CollectOptions = {},
+): Promise<ReportData> {
   const sets: ReportSet[] = [];
+  const classify = cachedStepClassifier(options);
   for (const [index, name] of paths.entries()) {
     const files = await findTrajectories([name]);
     const slots: (ReportTrajectory | ReportFailure)[] = new Array(files.length);
@@ -150,7 +165,7 @@ export async function collectReport(paths: readonly string[], options: CollectOp
         const i = next++;
         const path = files[i]!;
         try {
-          slots[i] = reportTrajectory(await loadTrajectory(path), index, options);
+          slots[i] = reportTrajectory(await loadTrajectory(path), index, classify);
         } catch (e) {
           const message = e instanceof Error ? e.message : String(e);
           slots[i] = { path, message: message.includes(path) ? message : `${path}: ${message}` };

@@ -6,15 +6,12 @@
  * @module
  */
 import { ACTION_TYPES } from "../trajectories/action_types.ts";
+import { fmtCost, fmtInt, fmtPct, fmtSeconds } from "../trajectories/_format.ts";
 import { SCRIPT, STYLE, swatchClass } from "./_assets.ts";
 import {
   clip,
   type ColumnSeries,
   esc,
-  fmtCost,
-  fmtInt,
-  fmtPct,
-  fmtSeconds,
   histograms,
   median,
   type Part,
@@ -193,7 +190,11 @@ function exitStatusChart(sets: readonly ReportSet[]): string {
   return stackedBars(
     sets.map((s, i) => ({
       label: s.name,
-      parts: statuses.map((k) => ({ key: statusLabel(k), colour: colour.get(k)!, value: counts[i]!.get(k) ?? 0 })),
+      parts: statuses.map((k) => ({
+        key: statusLabel(k),
+        colour: colour.get(k)!,
+        value: counts[i]!.get(k) ?? 0,
+      })),
     })),
     "Exit statuses per set",
     (p, share) => `${p.key} ${fmtInt(p.value)} (${fmtPct(share)})`,
@@ -230,7 +231,11 @@ function progressChart(sets: readonly ReportSet[]): string {
     return {
       name: s.name,
       columns: bins.map((bin) =>
-        SHAPE_KEYS.map(([key, code]): Part => ({ key, colour: SHAPE_COLOURS[code]!, value: bin.get(code) ?? 0 }))
+        SHAPE_KEYS.map(([key, code]): Part => ({
+          key,
+          colour: SHAPE_COLOURS[code]!,
+          value: bin.get(code) ?? 0,
+        }))
       ),
     };
   });
@@ -244,9 +249,10 @@ function progressChart(sets: readonly ReportSet[]): string {
 function trajectoryTable(sets: readonly ReportSet[], several: boolean): string {
   const all = sets.flatMap((s) => s.trajectories);
   const maxSteps = Math.max(1, ...all.map((t) => t.shape.length));
-  const legend = SHAPE_KEYS.map(([key, code]) =>
-    `<span class="key"><span class="swatch sw-${swatchClass(code)}"></span>${key}</span>`
-  ).join(" ") + ` <span class="key"><span class="swatch tmo"></span>timed out</span>`;
+  const legend =
+    SHAPE_KEYS.map(([key, code]) =>
+      `<span class="key"><span class="swatch sw-${swatchClass(code)}"></span>${key}</span>`
+    ).join(" ") + ` <span class="key"><span class="swatch tmo"></span>timed out</span>`;
   type Col = [name: string, sort: "num" | "text" | "", right: boolean];
   const cols: Col[] = [
     ["#", "num", true],
@@ -274,7 +280,9 @@ function trajectoryTable(sets: readonly ReportSet[], several: boolean): string {
       `<td class="id" title="${esc(t.path)}">${esc(t.instanceId)}${
         t.repaired ? ' <span class="badge">(repaired)</span>' : ""
       }</td>` +
-      `<td class="status status-${esc(t.exitStatus.replace(/[^\w-]/g, "_"))}" title="${esc(statusLabel(t.exitStatus))}">` +
+      `<td class="status status-${esc(t.exitStatus.replace(/[^\w-]/g, "_"))}" title="${
+        esc(statusLabel(t.exitStatus))
+      }">` +
       `${esc(statusLabel(t.exitStatus))}</td>` +
       `<td>${strip(t.shape, maxSteps)}</td>` +
       num(t.steps, fmtInt(t.steps)) + num(t.formatErrors, fmtInt(t.formatErrors)) +

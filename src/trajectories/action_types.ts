@@ -401,7 +401,9 @@ export function classifySteps(trajectory: Trajectory, options: ClassifyOptions =
  * @param options reference program names
  * @returns a function from a trajectory to its step labels, as {@link classifySteps}
  */
-export function cachedStepClassifier(options: ClassifyOptions = {}): (trajectory: Trajectory) => StepLabels[] {
+export function cachedStepClassifier(
+  options: ClassifyOptions = {},
+): (trajectory: Trajectory) => StepLabels[] {
   const cache = new Map<string, { labels: ActionLabels; replaces: boolean }>();
   return (trajectory) => {
     const state: ReferenceState = { replaced: false };

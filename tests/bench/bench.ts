@@ -18,6 +18,7 @@ import { denoEmptyRun, stepFloors } from "./_floors.ts";
 import { machine, machineLine, markdownTable, type Row } from "./_report.ts";
 import { median, quantile, round } from "./_stats.ts";
 import { statsScenario } from "./_tools.ts";
+import { inspectScenario, reportScenario } from "./_viewers.ts";
 
 /** ~2,000 printable characters per step (1,500 random bytes in base64, 100 per line). */
 const PRINT_2000 = "head -c 1500 /dev/urandom | base64 -w 100";
@@ -293,6 +294,8 @@ if (import.meta.main) {
       ["true", localTrue],
       ["docker", dockerTrue],
       ["stats", statsScenario],
+      ["report", reportScenario],
+      ["inspect", inspectScenario],
     ];
     for (const [name, run] of scenarios) {
       if (Deno.args.length > 0 && !Deno.args.includes(name)) continue;

@@ -89,7 +89,10 @@ export async function launchChromium(executable: string, width = 1400): Promise<
     throw e;
   }
   const events: PageEvents = { errors: [], requests: [], dialogs: [] };
-  const pending = new Map<number, { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
   const waiters: { method: string; resolve: () => void }[] = [];
   let nextId = 1;
   let sessionId: string | undefined;
@@ -106,11 +109,15 @@ export async function launchChromium(executable: string, width = 1400): Promise<
     switch (msg.method) {
       case "Runtime.consoleAPICalled":
         if (params.type === "error" || params.type === "assert") {
-          events.errors.push(`console.${params.type}: ${params.args?.map((a: { value?: unknown }) => a.value).join(" ")}`);
+          events.errors.push(
+            `console.${params.type}: ${params.args?.map((a: { value?: unknown }) => a.value).join(" ")}`,
+          );
         }
         break;
       case "Runtime.exceptionThrown":
-        events.errors.push(`exception: ${params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text}`);
+        events.errors.push(
+          `exception: ${params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text}`,
+        );
         break;
       case "Log.entryAdded":
         if (params.entry?.level === "error") events.errors.push(`log: ${params.entry.text}`);
@@ -136,9 +143,15 @@ export async function launchChromium(executable: string, width = 1400): Promise<
   const event = (method: string) => new Promise<void>((resolve) => waiters.push({ method, resolve }));
   try {
     const { targetId } = await send("Target.createTarget", { url: "about:blank" }, undefined);
-    sessionId = (await send("Target.attachToTarget", { targetId, flatten: true }, undefined)).sessionId as string;
+    sessionId = (await send("Target.attachToTarget", { targetId, flatten: true }, undefined))
+      .sessionId as string;
     for (const domain of ["Runtime", "Log", "Network", "Page"]) await send(`${domain}.enable`);
-    await send("Emulation.setDeviceMetricsOverride", { width, height: 900, deviceScaleFactor: 1, mobile: false });
+    await send("Emulation.setDeviceMetricsOverride", {
+      width,
+      height: 900,
+      deviceScaleFactor: 1,
+      mobile: false,
+    });
   } catch (e) {
     ws.close();
     await cleanup();
@@ -154,7 +167,9 @@ export async function launchChromium(executable: string, width = 1400): Promise<
     },
     async evaluate<T>(expression: string) {
       const r = await send("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true });
-      if (r.exceptionDetails) throw new Error(`evaluate ${expression}: ${JSON.stringify(r.exceptionDetails)}`);
+      if (r.exceptionDetails) {
+        throw new Error(`evaluate ${expression}: ${JSON.stringify(r.exceptionDetails)}`);
+      }
       return (r.result as { value: T }).value;
     },
     async screenshot() {

@@ -19,7 +19,9 @@ const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const CONFORMANCE = new URL("../testdata/conformance/", import.meta.url).pathname;
 const chromium = chromiumPath();
 const inCI = Boolean(Deno.env.get("CI"));
-if (!chromium && !inCI) console.error("report_browser_test.ts: no chromium: browser test ignored (set CI to fail)");
+if (!chromium && !inCI) {
+  console.error("report_browser_test.ts: no chromium: browser test ignored (set CI to fail)");
+}
 
 const EVIL_ID = `<img src=x onerror="window.pwned=1">`;
 const EVIL_STATUS = `</script><script>window.pwned=2</script>`;
@@ -44,7 +46,8 @@ function pngSize(png: Uint8Array): [number, number] {
 }
 
 Deno.test({
-  name: "claudius report renders in Chromium: charts drawn, script runs, no requests, no errors, injection inert",
+  name:
+    "claudius report renders in Chromium: charts drawn, script runs, no requests, no errors, injection inert",
   ignore: !chromium && !inCI,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -53,7 +56,10 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "claudius-report-browser-" });
     try {
       const fx = await writeBatch([
-        { id: "reads", replies: [step("ls -la", "cat instances.jsonl"), step("./executable --help"), submit("p1")] },
+        {
+          id: "reads",
+          replies: [step("ls -la", "cat instances.jsonl"), step("./executable --help"), submit("p1")],
+        },
         {
           id: "mixed",
           replies: [
@@ -66,8 +72,14 @@ Deno.test({
         { id: "long", replies: [step("ls"), step("ls"), step("ls"), step("ls"), step("ls"), submit("p3")] },
       ], `${dir}/fixture`);
       await claudius(
-        ["batch", fx.instances, "-o", `${dir}/batch`, ...[...fx.specs, "environment.timeout=1", "agent.step_limit=4"]
-          .flatMap((s) => ["-c", s])],
+        [
+          "batch",
+          fx.instances,
+          "-o",
+          `${dir}/batch`,
+          ...[...fx.specs, "environment.timeout=1", "agent.step_limit=4"]
+            .flatMap((s) => ["-c", s]),
+        ],
         dir,
       );
       const { messages, info } = syntheticTrajectory({ steps: 4, status: EVIL_STATUS, instanceId: EVIL_ID });
@@ -125,7 +137,9 @@ Deno.test({
         if (keep) await Deno.writeFile(`${keep}/report.png`, png);
 
         // Sorting and filtering.
-        await ev(`[...document.querySelectorAll('#trajectories th')].find((h) => h.textContent === 'steps').click()`);
+        await ev(
+          `[...document.querySelectorAll('#trajectories th')].find((h) => h.textContent === 'steps').click()`,
+        );
         const steps = await ev<number[]>(
           `[...document.querySelectorAll('#trajectories tbody tr')].map((r) => Number(r.cells[5].dataset.v))`,
         );

@@ -4,7 +4,11 @@ import { reportTrajectory } from "../../src/report/collect_report.ts";
 import { renderReport } from "../../src/report/render_report.ts";
 import { SCRIPT, STYLE } from "../../src/report/_assets.ts";
 import { strip } from "../../src/report/_svg.ts";
-import { syntheticTrajectory, writeSyntheticBatch, writeSyntheticTrajectory } from "../_synthetic_trajectory.ts";
+import {
+  syntheticTrajectory,
+  writeSyntheticBatch,
+  writeSyntheticTrajectory,
+} from "../_synthetic_trajectory.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -16,7 +20,11 @@ function trajectory(turns: (string[] | null)[], timedOut: Set<number> = new Set(
   ];
   turns.forEach((commands, s) => {
     if (commands === null) {
-      messages.push({ role: "user", content: "Format error", extra: { interrupt_type: "FormatError", response: {} } });
+      messages.push({
+        role: "user",
+        content: "Format error",
+        extra: { interrupt_type: "FormatError", response: {} },
+      });
       return;
     }
     const calls = commands.map((command, k) => ({
@@ -42,15 +50,26 @@ function trajectory(turns: (string[] | null)[], timedOut: Set<number> = new Set(
     }
   });
   messages.push({ role: "exit", content: "", extra: { exit_status: "Submitted", submission: "patch" } });
-  return parseTrajectory({ trajectory_format: "mini-swe-agent-1.1", messages, info: {} }, { path: "x.traj.json" });
+  return parseTrajectory({ trajectory_format: "mini-swe-agent-1.1", messages, info: {} }, {
+    path: "x.traj.json",
+  });
 }
 
 Deno.test("reportTrajectory() codes each step by its primary type, format errors as f, timeouts in upper case", () => {
-  const t = trajectory([["cat a.c"], null, ["./executable --help"], ["sleep 99"], ["gcc a.c", "ls"], []], new Set([3]));
+  const t = trajectory(
+    [["cat a.c"], null, ["./executable --help"], ["sleep 99"], ["gcc a.c", "ls"], []],
+    new Set([3]),
+  );
   const r = reportTrajectory(t, 2);
   assertEquals(r.shape, "rfpOe-");
   assertEquals(r.set, 2);
-  assertEquals([r.steps, r.formatErrors, r.timeouts, r.submitted, r.exitStatus], [6, 1, 1, true, "Submitted"]);
+  assertEquals([r.steps, r.formatErrors, r.timeouts, r.submitted, r.exitStatus], [
+    6,
+    1,
+    1,
+    true,
+    "Submitted",
+  ]);
   assertEquals(r.actionTypes, { write: 0, execute: 1, probe: 1, read: 2, other: 1 });
 });
 
@@ -79,7 +98,11 @@ Deno.test("renderReport() escapes trajectory text and lets the CSP run only its 
   assert(html.includes("&#60;img src=x onerror=&#34;window.pwned=1&#34;&#62;"));
   assertEquals(html.match(/<script>/g)?.length, 1, "only the page's own script");
   const hash = async (s: string) =>
-    btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)))));
+    btoa(
+      String.fromCharCode(
+        ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))),
+      ),
+    );
   assert(html.includes(`script-src 'sha256-${await hash(SCRIPT)}'`));
   assert(html.includes(`style-src 'sha256-${await hash(STYLE)}'`));
   assert(html.includes(`<script>${SCRIPT}</script>`) && html.includes(`<style>${STYLE}</style>`));
@@ -113,7 +136,10 @@ Deno.test("claudius report: one set per PATH, unreadable files listed with exit 
     const bad = await cli([`${dir}/b`, "-o", `${dir}/r2.html`]);
     assertEquals(bad.code, 1);
     assertMatch(bad.stderr, /claudius report: .*broken\.traj\.json/);
-    assertMatch(await Deno.readTextFile(`${dir}/r2.html`), /Files that could not be read.*broken\.traj\.json/s);
+    assertMatch(
+      await Deno.readTextFile(`${dir}/r2.html`),
+      /Files that could not be read.*broken\.traj\.json/s,
+    );
 
     const none = await cli([`${dir}/nothing-here`, "-o", `${dir}/r3.html`]);
     assertEquals(none.code, 1);

@@ -31,12 +31,26 @@ Deno.test("cachedStepClassifier() labels as classifySteps() does, the reference 
     ],
   });
   const classify = cachedStepClassifier();
-  const many = [builds, builds, ...[1, 2, 3].map((seed) => {
-    const { messages, info } = syntheticTrajectory({ steps: 60, seed });
-    return parseTrajectory({ trajectory_format: "mini-swe-agent-1.1", messages, info });
-  })];
+  const many = [
+    builds,
+    builds,
+    ...[1, 2, 3].map((seed) => {
+      const { messages, info } = syntheticTrajectory({ steps: 60, seed });
+      return parseTrajectory({ trajectory_format: "mini-swe-agent-1.1", messages, info });
+    }),
+  ];
   for (const t of many) assertEquals(classify(t), classifySteps(t));
-  assertEquals(classify(builds).map((s) => s.primary), ["probe", "execute", "probe", "execute", "execute", "write"]);
+  assertEquals(classify(builds).map((s) => s.primary), [
+    "probe",
+    "execute",
+    "probe",
+    "execute",
+    "execute",
+    "write",
+  ]);
   const jq = cachedStepClassifier({ reference: ["jq"] });
-  assertEquals(jq(builds).map((s) => s.primary), classifySteps(builds, { reference: ["jq"] }).map((s) => s.primary));
+  assertEquals(
+    jq(builds).map((s) => s.primary),
+    classifySteps(builds, { reference: ["jq"] }).map((s) => s.primary),
+  );
 });

@@ -1,0 +1,156 @@
+/**
+ * The inspector's index of trajectories: one entry per file (filled in as files are read), its
+ * sort orders and filter, and its rows on screen.
+ *
+ * @module
+ */
+import { fmtCost, fmtInt } from "../trajectories/_format.ts";
+import type { Trajectory } from "../trajectories/types.ts";
+import { statusText } from "./_pages.ts";
+import { type Line, safeText, textWidth } from "./_text.ts";
+
+/** One trajectory file in the index. */
+export interface Entry {
+  path: string;
+  /** From the file name until the file is read. */
+  instanceId: string;
+  /** Undefined until the file is read. */
+  info?: {
+    status: string;
+    steps: number;
+    cost: number;
+    submitted: boolean;
+    formatErrors: number;
+    model: string;
+  };
+  /** Why the file could not be read. */
+  error?: string;
+  /** Modification time and size when it was read (to notice changes). */
+  stamp?: string;
+}
+
+/** The index's sort keys, in the order `s` cycles through them. */
+export const SORT_KEYS = ["path", "status", "steps", "cost", "submitted"] as const;
+/** One sort key. */
+export type SortKey = typeof SORT_KEYS[number];
+
+/** An index entry for a file not read yet. */
+export function newEntry(path: string): Entry {
+  return { path, instanceId: (path.split("/").pop() ?? path).replace(/(\.traj)?\.json$/, "") };
+}
+
+/** Fill an entry from its trajectory. */
+export function fillEntry(entry: Entry, t: Trajectory, stamp: string): void {
+  entry.instanceId = t.instanceId;
+  entry.info = {
+    status: t.exit.status,
+    steps: t.steps.length,
+    cost: t.reportedCost ?? t.totals.cost,
+    submitted: t.exit.submission !== "",
+    formatErrors: t.totals.formatErrors,
+    model: t.modelName,
+  };
+  entry.stamp = stamp;
+  delete entry.error;
+}
+
+/**
+ * Positions of the entries to show: those whose id, status, model or path contains `filter`
+ * (case-insensitive), sorted by `key` (ties in path order), reversed when `descending`.
+ */
+export function indexOrder(
+  entries: readonly Entry[],
+  key: SortKey,
+  descending: boolean,
+  filter: string,
+): number[] {
+  const f = filter.toLowerCase();
+  const keep = entries.map((e, i) => [e, i] as const).filter(([e]) =>
+    !f ||
+    `${e.instanceId} ${e.info ? statusText(e.info.status) : ""} ${e.info?.model ?? ""} ${e.path}`
+      .toLowerCase()
+      .includes(f)
+  );
+  const value = (e: Entry): number | string => {
+    switch (key) {
+      case "path":
+        return "";
+      case "status":
+        return e.error ? "~error" : e.info ? statusText(e.info.status) : "~";
+      case "steps":
+        return e.info?.steps ?? -1;
+      case "cost":
+        return e.info?.cost ?? -1;
+      case "submitted":
+        return e.info ? (e.info.submitted ? 1 : 0) : -1;
+    }
+  };
+  keep.sort(([a, i], [b, j]) => {
+    const x = value(a), y = value(b);
+    const c = typeof x === "number" ? x - (y as number) : (x as string).localeCompare(y as string);
+    return (descending ? -c : c) || i - j;
+  });
+  return keep.map(([, i]) => i);
+}
+
+const pad = (text: string, width: number, right = false) => {
+  const w = textWidth(text);
+  if (w > width) return text.slice(0, Math.max(0, width - 1)) + "…";
+  return right ? " ".repeat(width - w) + text : text + " ".repeat(width - w);
+};
+
+/** The index's column header. */
+export function indexHeader(width: number): Line {
+  return [{
+    text: indexRow(["#", "instance", "status", "steps", "cost", "sub", "path"], width),
+    style: "heading",
+  }];
+}
+
+function indexRow(cells: string[], width: number): string {
+  const idW = Math.max(12, Math.min(36, Math.floor(width * 0.3)));
+  const [n, id, status, steps, cost, sub, path] = cells as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const left = `${pad(n, 5, true)} ${pad(id, idW)} ${pad(status, 20)} ${pad(steps, 6, true)} ${
+    pad(cost, 9, true)
+  } ${pad(sub, 4)}`;
+  return width - left.length > 10 ? `${left} ${path}` : left;
+}
+
+/**
+ * One entry as a row of the index.
+ *
+ * @param e the entry
+ * @param n its number (position in path order, 1-based)
+ * @param width columns
+ * @param selected draw it selected
+ */
+export function indexLine(e: Entry, n: number, width: number, selected: boolean): Line {
+  const i = e.info;
+  const text = indexRow([
+    String(n),
+    safeText(e.instanceId),
+    e.error ? "unreadable" : i ? safeText(statusText(i.status)) : "…",
+    i ? fmtInt(i.steps) : "",
+    i ? fmtCost(i.cost) : "",
+    i ? (i.submitted ? "yes" : "no") : "",
+    safeText(e.error ? `${e.path}: ${e.error}` : e.path),
+  ], width);
+  const style = selected
+    ? "selected"
+    : e.error
+    ? "error"
+    : i?.status === "Submitted"
+    ? "ok"
+    : i && !i.status
+    ? "warn"
+    : "plain";
+  return [{ text, style }];
+}

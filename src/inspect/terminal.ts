@@ -1,0 +1,109 @@
+/**
+ * The real terminal for the inspector: raw mode and the alternate screen on standard input and
+ * output, key input, size, signals, and the pager run in the foreground. Leaving restores the
+ * terminal and is safe to call any number of times, from any exit path.
+ *
+ * @module
+ */
+import { ENTER, LEAVE } from "./_render.ts";
+
+/** What the inspector's runner needs from a terminal. */
+export interface Terminal {
+  /** Colours allowed (a terminal, and no `NO_COLOR`). */
+  readonly color: boolean;
+  size(): { columns: number; rows: number };
+  write(text: string): void;
+  /** Raw mode, alternate screen, hidden cursor. */
+  enter(): void;
+  /** Back to how it was: main screen, cursor, cooked mode. Idempotent. */
+  leave(): void;
+  /** The next chunk of input, decoded; null at end of input. */
+  read(): Promise<string | null>;
+}
+
+/** A process run in the foreground of the terminal (the pager). */
+export interface Foreground {
+  status: Promise<unknown>;
+  kill(): void;
+}
+
+/**
+ * The terminal on Deno's standard streams.
+ *
+ * @param env the environment (`NO_COLOR`)
+ */
+export function denoTerminal(env: Record<string, string>): Terminal {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(4096);
+  let active = false;
+  const write = (text: string) => {
+    const bytes = encoder.encode(text);
+    let off = 0;
+    while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
+  };
+  return {
+    color: !env.NO_COLOR,
+    size: () => Deno.consoleSize(),
+    write,
+    enter() {
+      Deno.stdin.setRaw(true);
+      write(ENTER);
+      active = true;
+    },
+    leave() {
+      if (!active) return;
+      active = false;
+      try {
+        write(LEAVE);
+      } finally {
+        Deno.stdin.setRaw(false);
+      }
+    },
+    async read() {
+      const n = await Deno.stdin.read(buffer);
+      return n === null ? null : decoder.decode(buffer.subarray(0, n), { stream: true });
+    },
+  };
+}
+
+/** The signals the inspector answers: resize, and the three that end it. */
+export type InspectSignal = "SIGWINCH" | "SIGINT" | "SIGTERM" | "SIGHUP";
+
+/**
+ * Listen to the inspector's signals.
+ * @returns a function that removes the listeners
+ */
+export function denoSignals(handler: (signal: InspectSignal) => void): () => void {
+  const names: InspectSignal[] = ["SIGWINCH", "SIGINT", "SIGTERM", "SIGHUP"];
+  const listeners = names.map((name) => {
+    const listener = () => handler(name);
+    Deno.addSignalListener(name, listener);
+    return [name, listener] as const;
+  });
+  return () => listeners.forEach(([name, listener]) => Deno.removeSignalListener(name, listener));
+}
+
+/**
+ * Run `$PAGER` (default `less`) on a file, in the foreground with the terminal's streams.
+ *
+ * @param path the file
+ * @param env the environment (`PAGER`)
+ */
+export function denoPager(path: string, env: Record<string, string>): Foreground {
+  const pager = env.PAGER?.trim() || "less";
+  const child = new Deno.Command("sh", {
+    args: ["-c", `${pager} "$1"`, "sh", path],
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  return {
+    status: child.status,
+    kill: () => {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+    },
+  };
+}
