@@ -27,6 +27,8 @@ export interface SyntheticOptions {
   output?: string;
   /** Unix seconds of the first message. Default 1,780,000,000. */
   startedAt?: number;
+  /** Reasoning text of every reply (`reasoning_content`); none when unset. */
+  reasoning?: string;
 }
 
 const COMMANDS = [
@@ -125,6 +127,7 @@ export function syntheticTrajectory(o: SyntheticOptions): { messages: Message[];
       role: "assistant",
       content: text,
       tool_calls: calls,
+      ...(o.reasoning !== undefined ? { reasoning_content: `${o.reasoning} (step ${s})` } : {}),
       extra: {
         actions: calls.map((c) => ({
           command: JSON.parse(c.function.arguments).command,

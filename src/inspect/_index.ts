@@ -121,7 +121,9 @@ function indexRow(cells: string[], width: number): string {
   const left = `${pad(n, 5, true)} ${pad(id, idW)} ${pad(status, 20)} ${pad(steps, 6, true)} ${
     pad(cost, 9, true)
   } ${pad(sub, 4)}`;
-  return width - left.length > 10 ? `${left} ${path}` : left;
+  const room = width - left.length - 1;
+  if (room < 10) return left;
+  return `${left} ${path.length > room ? "…" + path.slice(path.length - room + 1) : path}`;
 }
 
 /**
@@ -153,4 +155,96 @@ export function indexLine(e: Entry, n: number, width: number, selected: boolean)
     ? "warn"
     : "plain";
   return [{ text, style }];
+}
+
+/** The index: its entries, the order they show in, the selection, sort and filter. */
+export class IndexView {
+  readonly entries: Entry[];
+  /** Positions in {@link entries}, in the order shown. */
+  order: number[] = [];
+  /** Position in {@link order} of the selected row. */
+  sel = 0;
+  sort: SortKey = "path";
+  descending = false;
+  filter = "";
+
+  /** @param files the trajectory files, in path order */
+  constructor(files: readonly string[]) {
+    this.entries = files.map(newEntry);
+    this.reorder();
+  }
+
+  /** Add entries for new files. */
+  add(paths: readonly string[]): void {
+    const known = new Set(this.entries.map((e) => e.path));
+    for (const path of paths) if (!known.has(path)) this.entries.push(newEntry(path));
+  }
+
+  /** Apply the sort and filter, keeping the selected entry selected when it still shows. */
+  reorder(): void {
+    const current = this.order[this.sel];
+    this.order = indexOrder(this.entries, this.sort, this.descending, this.filter);
+    const at = current === undefined ? -1 : this.order.indexOf(current);
+    this.sel = at >= 0 ? at : Math.min(this.sel, Math.max(0, this.order.length - 1));
+  }
+
+  /** The selected entry's position in {@link entries}. */
+  selected(): number | undefined {
+    return this.order[this.sel];
+  }
+
+  /** Select an entry (by its position in {@link entries}) when it shows. */
+  select(entry: number): void {
+    const at = this.order.indexOf(entry);
+    if (at >= 0) this.sel = at;
+  }
+
+  /**
+   * Handle a key of the index (moving, sorting).
+   * @param k the key
+   * @param rows rows of the list on screen (for page moves)
+   * @returns whether the key was the index's
+   */
+  key(k: string, rows: number): boolean {
+    const move = (to: number) => (this.sel = Math.max(0, Math.min(this.order.length - 1, to)));
+    if (k === "j" || k === "down") move(this.sel + 1);
+    else if (k === "k" || k === "up") move(this.sel - 1);
+    else if (k === " " || k === "pagedown") move(this.sel + rows - 1);
+    else if (k === "b" || k === "pageup") move(this.sel - rows + 1);
+    else if (k === "0" || k === "home") move(0);
+    else if (k === "$" || k === "end") move(this.order.length - 1);
+    else if (k === "s") {
+      this.sort = SORT_KEYS[(SORT_KEYS.indexOf(this.sort) + 1) % SORT_KEYS.length]!;
+      this.descending = this.sort !== "path" && this.sort !== "status";
+      this.reorder();
+    } else if (k === "S") {
+      this.descending = !this.descending;
+      this.reorder();
+    } else return false;
+    return true;
+  }
+
+  /** The title bar's text. */
+  title(follow: boolean): string {
+    const read = this.entries.filter((e) => e.info || e.error).length;
+    const arrow = this.sort === "path" && !this.descending ? "" : this.descending ? " ↓" : " ↑";
+    return `claudius inspect │ ${this.entries.length} trajectories │ sort: ${this.sort}${arrow}` +
+      (this.filter ? ` │ filter "${safeText(this.filter)}": ${this.order.length} shown` : "") +
+      (read < this.entries.length ? ` │ reading ${read}/${this.entries.length}` : "") +
+      (follow ? " │ following" : "");
+  }
+
+  /** The column header and the rows around the selection, `height` rows in all. */
+  body(width: number, height: number): Line[] {
+    const rows = height - 1;
+    const shown = this.order.length;
+    const top = Math.max(0, Math.min(this.sel - Math.floor(rows / 2), shown - rows));
+    const out = [indexHeader(width)];
+    for (let r = top; r < Math.min(shown, top + rows); r++) {
+      const i = this.order[r]!;
+      out.push(indexLine(this.entries[i]!, i + 1, width, r === this.sel));
+    }
+    if (!shown) out.push([{ text: "  (no trajectory matches the filter)", style: "dim" }]);
+    return out;
+  }
 }

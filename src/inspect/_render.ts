@@ -58,14 +58,14 @@ export function renderFrame(rows: readonly Line[], width: number, height: number
   let out = "\x1b[?2026h";
   for (let r = 0; r < height; r++) {
     out += `\x1b[${r + 1};1H`;
-    const row = rows[r];
-    if (row) {
-      for (const span of truncateLine(row, width)) {
-        const code = codes[span.style];
-        out += code ? `\x1b[${code}m${span.text}\x1b[0m` : span.text;
-      }
+    let used = 0;
+    for (const span of truncateLine(rows[r] ?? [], width)) {
+      const code = codes[span.style];
+      out += code ? `\x1b[${code}m${span.text}\x1b[0m` : span.text;
+      used += textWidth(span.text);
     }
-    out += "\x1b[K";
+    // Clear the rest; not after a full row, where the cursor sits on the last cell and would erase it.
+    if (used < width) out += "\x1b[K";
   }
   return out + "\x1b[?2026l";
 }

@@ -32,6 +32,12 @@ const hasTitle = (re: RegExp) => (s: string) => re.test(title(s));
 
 /** The shell is back: prompt after the echo of the exit code, main screen, cursor on, cooked mode. */
 async function assertRestored(t: Tmux, code: number): Promise<void> {
+  // Type only once the shell has the terminal back (keys sent earlier would go to the inspector).
+  const deadline = Date.now() + 20_000;
+  while (await t.format("#{alternate_on}") !== "0" && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await t.waitFor((s) => /[$#] *$/.test(s.trimEnd()), "the prompt after exit");
   await t.run(`echo "exit=$? $(stty -a | grep -oE -- '-?(icanon|echo) ' | tr -d ' ' | tr '\\n' ,)"`);
   const screen = await t.waitFor((s) => /^exit=\d+ \S+$/m.test(s), "the shell after exit");
   assertMatch(
@@ -47,7 +53,12 @@ Deno.test("inspect: step navigation (l h 0 $ j k), format-error turns as steps, 
   await session(async (t, dir) => {
     const path = `${dir}/run.traj.json`;
     // 30 steps: 17 is a format error, 23 timed out; long outputs to scroll.
-    await writeSyntheticTrajectory(path, { steps: 30, instanceId: "nav", outputChars: 4000 });
+    await writeSyntheticTrajectory(path, {
+      steps: 30,
+      instanceId: "nav",
+      outputChars: 4000,
+      reasoning: "Thinking hard",
+    });
     await t.run(`${INSPECT} ${path}`);
     let s = await t.waitFor(hasTitle(/nav │ task \(30 steps\) │ Submitted/), "the task page");
     assertMatch(s, /^TASK$/m);
@@ -55,8 +66,15 @@ Deno.test("inspect: step navigation (l h 0 $ j k), format-error turns as steps, 
     await t.keys("l");
     s = await t.waitFor(hasTitle(/step 1\/30/), "step 1");
     assertMatch(s, /^ASSISTANT$/m);
+    assertMatch(s, /^REASONING\nThinking hard \(step 1\)$/m);
     assertMatch(s, /^\$ /m);
     assertMatch(s, /rc [01](,[01])? · .*in .*out · \$0\.\d+ · types \w+/);
+    await t.keys("r");
+    s = await t.waitFor((x) => /reasoning hidden/.test(x), "reasoning hidden");
+    assert(!/Thinking hard/.test(s), "no reasoning text");
+    assertMatch(s, /^\(reasoning hidden: r shows it\)$/m);
+    await t.keys("r");
+    s = await t.waitFor((x) => /Thinking hard \(step 1\)/.test(x), "reasoning shown again");
     const first = s.split("\n").slice(1, 26).join("\n");
     await t.keys("j");
     s = await t.waitFor((x) => x.split("\n").slice(1, 26).join("\n") !== first, "scrolled down");
