@@ -7,7 +7,10 @@
  * @module
  */
 import { TrajectoryWriter } from "../src/trajectory.ts";
-import type { Json, Message } from "../src/types.ts";
+import type { Json } from "../src/types.ts";
+
+/** A stored message: plain JSON as the file holds it. */
+type Stored = Record<string, unknown>;
 
 /** What to generate. */
 export interface SyntheticOptions {
@@ -81,12 +84,14 @@ function response(id: string, content: string, calls: Json[], model: string, r: 
  *
  * @param o what to generate
  */
-export function syntheticTrajectory(o: SyntheticOptions): { messages: Message[]; info: Json; top: Json } {
+export function syntheticTrajectory(
+  o: SyntheticOptions,
+): { messages: Stored[]; info: Record<string, unknown>; top: Record<string, Json> } {
   const r = random(o.seed ?? 1);
   const model = "synthetic/model-1";
   let t = o.startedAt ?? 1_780_000_000;
   const fe = o.formatErrorEvery ?? 17, to = o.timeoutEvery ?? 23;
-  const messages: Message[] = [
+  const messages: Stored[] = [
     { role: "system", content: "You are a helpful assistant that can interact with a computer.", extra: {} },
     {
       role: "user",
@@ -169,7 +174,7 @@ export function syntheticTrajectory(o: SyntheticOptions): { messages: Message[];
       extra: { exit_status: status, submission },
     });
   }
-  const info: Json = {
+  const info: Record<string, unknown> = {
     model_stats: { instance_cost: cost, api_calls: o.steps },
     config: { agent: {}, model: { model_name: model }, environment: {} },
     claudius_version: "0.1.0",
@@ -188,7 +193,7 @@ export function syntheticTrajectory(o: SyntheticOptions): { messages: Message[];
  */
 export async function writeSyntheticTrajectory(path: string, o: SyntheticOptions): Promise<void> {
   const { messages, info, top } = syntheticTrajectory(o);
-  const writer = new TrajectoryWriter(path, { top: top as Record<string, Json> });
+  const writer = new TrajectoryWriter(path, { top });
   try {
     await writer.save(messages, info);
   } finally {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { fmtCost, fmtInt } from "../trajectories/_format.ts";
+import { fmtCost } from "../trajectories/_table.ts";
 import type { Trajectory } from "../trajectories/types.ts";
 import { statusText } from "./_pages.ts";
 import { type Line, safeText, textWidth } from "./_text.ts";
@@ -140,7 +140,7 @@ export function indexLine(e: Entry, n: number, width: number, selected: boolean)
     String(n),
     safeText(e.instanceId),
     e.error ? "unreadable" : i ? safeText(statusText(i.status)) : "…",
-    i ? fmtInt(i.steps) : "",
+    i ? String(i.steps) : "",
     i ? fmtCost(i.cost) : "",
     i ? (i.submitted ? "yes" : "no") : "",
     safeText(e.error ? `${e.path}: ${e.error}` : e.path),

@@ -6,9 +6,8 @@
  * @module
  */
 import type { StepLabels } from "../trajectories/action_types.ts";
-import { fmtCompact, fmtCost, fmtInt, fmtSeconds } from "../trajectories/_format.ts";
+import { fmtCost, fmtCount, fmtSeconds } from "../trajectories/_table.ts";
 import type { Step, Trajectory } from "../trajectories/types.ts";
-import type { Message } from "../types.ts";
 import { type Line, safeLines, safeText, type Style } from "./_text.ts";
 
 /** What a page shows. */
@@ -101,7 +100,7 @@ function stepLines(step: Step, o: PageOptions, block: Block, lines: Line[]): voi
 }
 
 /** The messages a page shows (for `e`, the JSON pager). */
-export function pageMessages(t: Trajectory, page: number): Message[] {
+export function pageMessages(t: Trajectory, page: number): Trajectory["messages"] {
   const first = t.steps[0]?.messageIndex ?? t.exit.messageIndex ?? t.messages.length;
   const last = page === pageCount(t) - 1;
   if (page === 0) return t.messages.slice(0, last ? t.messages.length : first);
@@ -110,9 +109,7 @@ export function pageMessages(t: Trajectory, page: number): Message[] {
 }
 
 const tokens = (prompt: number, completion: number, cached: number) =>
-  `${fmtCompact(prompt)} in${cached ? ` (${fmtCompact(cached)} cached)` : ""} / ${
-    fmtCompact(completion)
-  } out`;
+  `${fmtCount(prompt)} in${cached ? ` (${fmtCount(cached)} cached)` : ""} / ${fmtCount(completion)} out`;
 
 /**
  * The footer of a page: for a step its return codes, times, tokens, cost and action types; for the
@@ -128,8 +125,8 @@ export function pageFooter(t: Trajectory, page: number, labels: StepLabels | und
     const x = t.totals;
     parts.push(
       statusText(t.exit.status),
-      `${fmtInt(t.steps.length)} steps (${x.formatErrors} format errors)`,
-      `${fmtInt(x.commands)} commands (${x.timeouts} timed out)`,
+      `${t.steps.length} steps (${x.formatErrors} format errors)`,
+      `${x.commands} commands (${x.timeouts} timed out)`,
       fmtCost(t.reportedCost ?? x.cost),
       tokens(x.tokens.prompt, x.tokens.completion, x.tokens.cached),
       `wall ${fmtSeconds(x.wallSeconds)} (model ${fmtSeconds(x.modelSeconds)}, commands ${

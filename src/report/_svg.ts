@@ -6,7 +6,16 @@
  *
  * @module
  */
-import { fmtInt, fmtPct } from "../trajectories/_format.ts";
+
+/** `n` rounded, with thousands separators: `12,345`. */
+export function fmtInt(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** A share as a percentage with one decimal: `12.5%`. */
+export function fmtPct(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
 
 /** Escape text for HTML and SVG content and attribute values (quotes included). */
 export function esc(text: string): string {

@@ -5,6 +5,7 @@
  */
 import { parseFlags, UsageError } from "../flags.ts";
 import { VERSION } from "../version.ts";
+import type { ToolIO } from "../trajectories/cli.ts";
 import { collectReport } from "./collect_report.ts";
 import { renderReport } from "./render_report.ts";
 
@@ -28,14 +29,6 @@ Options:
 
 Files that cannot be read are listed on the page and on stderr, and make the exit code 1.`;
 
-/** What the report command may do to the outside world (main.ts passes the real streams). */
-export interface ReportIO {
-  /** Write text to standard output as it is. */
-  write(text: string): void;
-  /** One line to standard error. */
-  error(line: string): void;
-}
-
 /**
  * Run `claudius report` with its arguments.
  *
@@ -48,7 +41,7 @@ export interface ReportIO {
  */
 export async function reportMain(
   argv: string[],
-  io: ReportIO,
+  io: ToolIO,
   now: () => Date = () => new Date(),
 ): Promise<number> {
   const { values, positionals } = parseFlags(argv, {

@@ -6,12 +6,14 @@
  * @module
  */
 import { ACTION_TYPES } from "../trajectories/action_types.ts";
-import { fmtCost, fmtInt, fmtPct, fmtSeconds } from "../trajectories/_format.ts";
+import { fmtCost, fmtSeconds } from "../trajectories/_table.ts";
 import { SCRIPT, STYLE, swatchClass } from "./_assets.ts";
 import {
   clip,
   type ColumnSeries,
   esc,
+  fmtInt,
+  fmtPct,
   histograms,
   median,
   type Part,
@@ -20,7 +22,8 @@ import {
   stackedColumns,
   strip,
 } from "./_svg.ts";
-import { type ReportData, type ReportSet, type ReportTrajectory, SHAPE_CODES } from "./collect_report.ts";
+import type { ReportData, ReportSet } from "./collect_report.ts";
+import { type ReportTrajectory, SHAPE_CODES } from "./report_trajectory.ts";
 
 /** Options of {@link renderReport}. */
 export interface RenderOptions {

@@ -391,6 +391,8 @@ export function classifySteps(trajectory: Trajectory, options: ClassifyOptions =
  * A {@link classifySteps} for many trajectories: the same labels, with each distinct command
  * classified once (per reference state) and remembered. Commands repeat a lot across a batch
  * (`./compile.sh`, `ls`, the same probes), and classifying is most of the cost of reading one.
+ * Only commands up to 1,000 characters are remembered (long heredocs rarely repeat), at most
+ * 20,000 of them (then the memory starts afresh).
  *
  * @example
  * ```ts ignore
@@ -415,7 +417,10 @@ export function cachedStepClassifier(
           // What the command does to the reference when it succeeds (the return code decides below).
           const probe: ReferenceState = { replaced: state.replaced };
           hit = { labels: classifyCommand(a.command, probe, 0, options), replaces: probe.replaced };
-          cache.set(key, hit);
+          if (a.command.length <= 1000) {
+            if (cache.size >= 20_000) cache.clear();
+            cache.set(key, hit);
+          }
         }
         const rc = a.observation?.returncode;
         if (hit.replaces && (rc === undefined || rc === 0)) state.replaced = true;

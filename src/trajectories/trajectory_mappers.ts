@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { reportMapper } from "../report/report_trajectory.ts";
 import type { ClassifyOptions } from "./action_types.ts";
 import { trajectoryStats } from "./trajectory_stats.ts";
 import type { Trajectory } from "./types.ts";
@@ -14,6 +15,8 @@ import type { Trajectory } from "./types.ts";
 export const TRAJECTORY_MAPPERS = {
   /** `trajectoryStats()`: one `claudius stats` row. */
   stats: (t: Trajectory, options: ClassifyOptions) => trajectoryStats(t, options),
+  /** `reportMapper()`: one `claudius report` record (figures and shape). */
+  report: reportMapper,
 };
 
 /** A mapper's name. */

@@ -212,7 +212,7 @@ Deno.test("inspect --follow: new steps of a running trajectory appear while it i
     const stepStarts = messages.flatMap((m, i) => (m.role === "assistant" ? [i] : []));
     const upTo = (n: number) => messages.slice(0, stepStarts[n] ?? messages.length);
     const w = new TrajectoryWriter(path);
-    await w.save(upTo(3), { ...info as Record<string, never>, exit_status: "" });
+    await w.save(upTo(3), { ...info, exit_status: "" });
     await t.run(`${INSPECT} --follow ${path}`);
     await t.waitFor(hasTitle(/task \(3 steps\) │ \(running\) │ following/), "the running trajectory");
     await t.keys("$");

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../_assert.ts";
 import { parseTrajectory } from "../../src/trajectories/parse_trajectory.ts";
-import { reportTrajectory } from "../../src/report/collect_report.ts";
+import { reportTrajectory } from "../../src/report/report_trajectory.ts";
 import { renderReport } from "../../src/report/render_report.ts";
 import { SCRIPT, STYLE } from "../../src/report/_assets.ts";
 import { strip } from "../../src/report/_svg.ts";
@@ -122,15 +122,15 @@ async function cli(args: string[], cwd?: string) {
 Deno.test("claudius report: one set per PATH, unreadable files listed with exit 1, usage errors exit 2", async () => {
   const dir = await Deno.makeTempDir({ prefix: "claudius-report-" });
   try {
-    await writeSyntheticBatch(`${dir}/a`, 3, 20);
+    await writeSyntheticBatch(`${dir}/a`, 40, 20); // 40: enough files for the worker threads
     await writeSyntheticTrajectory(`${dir}/b/one.traj.json`, { steps: 5, instanceId: "one" });
     const ok = await cli([`${dir}/a`, `${dir}/b`, "-o", `${dir}/r.html`, "--title", "A vs B"]);
     assertEquals(ok.code, 0, ok.stderr);
-    assertMatch(ok.stderr, /4 trajectories in 2 set\(s\) -> .*r\.html/);
+    assertMatch(ok.stderr, /41 trajectories in 2 set\(s\) -> .*r\.html/);
     const html = await Deno.readTextFile(`${dir}/r.html`);
     assertMatch(html, /<title>A vs B<\/title>/);
-    assertEquals(html.match(/<svg class="strip"/g)?.length, 4);
-    assertEquals(html.match(/<td class="set" title="[^"]*\/a">/g)?.length, 3);
+    assertEquals(html.match(/<svg class="strip"/g)?.length, 41);
+    assertEquals(html.match(/<td class="set" title="[^"]*\/a">/g)?.length, 40);
 
     await Deno.writeTextFile(`${dir}/b/broken.traj.json`, "not json at all");
     const bad = await cli([`${dir}/b`, "-o", `${dir}/r2.html`]);

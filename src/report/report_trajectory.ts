@@ -1,0 +1,125 @@
+/**
+ * What `claudius report` keeps of one trajectory: a small record of its figures and its *shape*
+ * (the action type of every step). The reduction runs in `mapTrajectoriesParallel()`'s workers
+ * (mapper `report` in `trajectory_mappers.ts`), so the trajectory itself never leaves the worker.
+ *
+ * @module
+ */
+import {
+  ACTION_TYPES,
+  type ActionType,
+  cachedStepClassifier,
+  type ClassifyOptions,
+  classifySteps,
+  type StepLabels,
+} from "../trajectories/action_types.ts";
+import type { Trajectory } from "../trajectories/types.ts";
+
+/**
+ * One character per step of a shape: the first letter of the step's primary action type
+ * (`w`rite, `e`xecute, `p`robe, `r`ead, `o`ther), `f` for a format-error turn, `-` for a step
+ * with no command; upper case when a command of the step timed out.
+ */
+export const SHAPE_CODES: Record<ActionType | "format_error" | "none", string> = {
+  write: "w",
+  execute: "e",
+  probe: "p",
+  read: "r",
+  other: "o",
+  format_error: "f",
+  none: "-",
+};
+
+/** The figures of one trajectory in the report. */
+export interface ReportTrajectory {
+  /** Index of its set in {@link ReportData.sets}. */
+  set: number;
+  path: string;
+  instanceId: string;
+  /** "" when the run has not ended (or its end was torn off). */
+  exitStatus: string;
+  /** The run ended with a non-empty submission. */
+  submitted: boolean;
+  /** Model turns, format errors included. */
+  steps: number;
+  formatErrors: number;
+  timeouts: number;
+  /** Dollars: `info.model_stats.instance_cost`, else the sum of the per-call costs. */
+  cost: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** First to last recorded timestamp, in seconds. */
+  wallSeconds: number;
+  modelName: string;
+  /** The file was torn and repaired. */
+  repaired: boolean;
+  /** One {@link SHAPE_CODES} character per step. */
+  shape: string;
+  /** Primary action type of every tool call, counted. */
+  actionTypes: Record<ActionType, number>;
+}
+
+/**
+ * Reduce one trajectory to its report record.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadTrajectory } from "../trajectories/load_trajectory.ts";
+ * import { reportTrajectory } from "./report_trajectory.ts";
+ * reportTrajectory(await loadTrajectory("runs/x.traj.json"), 0).shape; // "rrwepF..."
+ * ```
+ * @param t the trajectory
+ * @param set index of its set
+ * @param classify the step classifier (default `classifySteps`)
+ */
+export function reportTrajectory(
+  t: Trajectory,
+  set: number,
+  classify: (t: Trajectory) => StepLabels[] = classifySteps,
+): ReportTrajectory {
+  const actionTypes = Object.fromEntries(ACTION_TYPES.map((a) => [a, 0])) as Record<ActionType, number>;
+  const labels = classify(t);
+  let shape = "";
+  t.steps.forEach((step, i) => {
+    const l = labels[i]!;
+    for (const a of l.actions) if (a.primary) actionTypes[a.primary]++;
+    const code = step.kind === "format_error" ? SHAPE_CODES.format_error : SHAPE_CODES[l.primary ?? "none"];
+    shape += step.actions.some((a) => a.observation?.timedOut) ? code.toUpperCase() : code;
+  });
+  const { totals } = t;
+  return {
+    set,
+    path: t.path,
+    instanceId: t.instanceId,
+    exitStatus: t.exit.status,
+    submitted: t.exit.submission !== "",
+    steps: t.steps.length,
+    formatErrors: totals.formatErrors,
+    timeouts: totals.timeouts,
+    cost: t.reportedCost ?? totals.cost,
+    promptTokens: totals.tokens.prompt,
+    completionTokens: totals.tokens.completion,
+    wallSeconds: totals.wallSeconds,
+    modelName: t.modelName,
+    repaired: t.repaired,
+    shape,
+    actionTypes,
+  };
+}
+
+/** One classifier per reference-name setting, kept for the life of the worker (see `cachedStepClassifier`). */
+const classifiers = new Map<string, (t: Trajectory) => StepLabels[]>();
+
+/**
+ * The `report` mapper: {@link reportTrajectory} with a remembering classifier (set index 0; the
+ * caller sets it).
+ *
+ * @param t the trajectory
+ * @param options reference program names
+ */
+export function reportMapper(t: Trajectory, options: ClassifyOptions): ReportTrajectory {
+  const key = JSON.stringify(options.reference ?? null);
+  let classify = classifiers.get(key);
+  if (!classify) classifiers.set(key, classify = cachedStepClassifier(options));
+  return reportTrajectory(t, 0, classify);
+}
