@@ -228,7 +228,8 @@ export class IndexView {
   title(follow: boolean): string {
     const read = this.entries.filter((e) => e.info || e.error).length;
     const arrow = this.sort === "path" && !this.descending ? "" : this.descending ? " ↓" : " ↑";
-    return `claudius inspect │ ${this.entries.length} trajectories │ sort: ${this.sort}${arrow}` +
+    const n = this.entries.length;
+    return `claudius inspect │ ${n} trajector${n === 1 ? "y" : "ies"} │ sort: ${this.sort}${arrow}` +
       (this.filter ? ` │ filter "${safeText(this.filter)}": ${this.order.length} shown` : "") +
       (read < this.entries.length ? ` │ reading ${read}/${this.entries.length}` : "") +
       (follow ? " │ following" : "");

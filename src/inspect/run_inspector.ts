@@ -24,6 +24,9 @@ export interface RunDeps {
   pollMs?: number;
 }
 
+/** Milliseconds between the first screen and reading the rest (files of the index, a large file's tail). */
+const FILL_DELAY_MS = 50;
+
 const EXIT: Record<Exclude<InspectSignal, "SIGWINCH">, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /**
@@ -66,10 +69,13 @@ export async function runInspector(inspector: Inspector, deps: RunDeps): Promise
     else finish(EXIT[signal]);
   });
   let timer: ReturnType<typeof setInterval> | undefined;
+  const timers: ReturnType<typeof setTimeout>[] = [];
   term.enter();
   try {
     draw();
-    inspector.fillIndex(drawSoon).catch(fail);
+    // Read the rest a moment after the first screen, so the terminal gets the CPU to paint it first.
+    const filling = setTimeout(() => inspector.fillIndex(drawSoon).catch(fail), FILL_DELAY_MS);
+    timers.push(filling);
     if (inspector.follow) {
       let busy = false;
       timer = setInterval(() => {
@@ -107,6 +113,7 @@ export async function runInspector(inspector: Inspector, deps: RunDeps): Promise
     return await finished;
   } finally {
     if (timer !== undefined) clearInterval(timer);
+    timers.forEach(clearTimeout);
     if (pending !== undefined) clearTimeout(pending);
     pager?.kill();
     removeSignals();

@@ -50,8 +50,8 @@ export interface Browser {
   load(url: string): Promise<void>;
   /** Evaluate an expression in the page and return its value (JSON-serialisable). */
   evaluate<T>(expression: string): Promise<T>;
-  /** A PNG screenshot of the whole page. */
-  screenshot(): Promise<Uint8Array>;
+  /** A PNG screenshot of the whole page, or of a region of it (CSS pixels). */
+  screenshot(clip?: { x: number; y: number; width: number; height: number }): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -172,13 +172,14 @@ export async function launchChromium(executable: string, width = 1400): Promise<
       }
       return (r.result as { value: T }).value;
     },
-    async screenshot() {
+    async screenshot(clip) {
       const metrics = await send("Page.getLayoutMetrics");
       const size = metrics.cssContentSize as { width: number; height: number };
+      const region = clip ?? { x: 0, y: 0, width: Math.ceil(size.width), height: Math.ceil(size.height) };
       const r = await send("Page.captureScreenshot", {
         format: "png",
         captureBeyondViewport: true,
-        clip: { x: 0, y: 0, width: Math.ceil(size.width), height: Math.ceil(size.height), scale: 1 },
+        clip: { ...region, scale: 1 },
       });
       return Uint8Array.from(atob(r.data as string), (c) => c.charCodeAt(0));
     },
