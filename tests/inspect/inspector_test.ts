@@ -175,3 +175,30 @@ Deno.test("runInspector() ends on q (0), ctrl-c (130), end of input (0) and SIGT
     assertEquals(send, undefined, "signal listeners removed");
   }
 });
+
+Deno.test("claudius inspect: --help anywhere, a one-line error without a terminal, exit 2 for a bad flag", async () => {
+  const main = new URL("../../main.ts", import.meta.url).pathname;
+  const run = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", main, "inspect", ...args],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const d = new TextDecoder();
+    return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+  };
+  const help = await run("--help");
+  assertEquals(help.code, 0);
+  assert(help.stdout.startsWith("Usage: claudius inspect [PATH...]"), help.stdout);
+  const noTty = await run(
+    new URL("../testdata/conformance/toolcall_upstream.traj.json", import.meta.url).pathname,
+  );
+  assertEquals(noTty.code, 1);
+  assertEquals(
+    noTty.stderr.trim(),
+    "error: Cannot inspect: standard input and output must be a terminal (inspect is interactive)",
+  );
+  const bad = await run("--nope");
+  assertEquals(bad.code, 2);
+});
