@@ -81,6 +81,11 @@ export class Inspector {
   #prompt: { kind: "search" | "filter"; text: string } | undefined;
   #notice: { text: string; style: Style } | undefined;
   #listRows = 20;
+  #polls = 0;
+  /** fillIndex has read every entry once. */
+  #filled = false;
+  /** fillIndex's callback, for reading again after a rescan. */
+  #progress: () => void = () => {};
   readonly #deps: InspectorDeps;
   readonly #roots: readonly string[];
 
@@ -119,6 +124,8 @@ export class Inspector {
 
   /** Read what is not read yet: the rest of a trajectory opened partially, then the index entries. */
   async fillIndex(progress: () => void): Promise<void> {
+    this.#progress = progress;
+    this.#filled = false;
     if (this.#step?.partial) {
       await this.#reload(false);
       progress();
@@ -128,18 +135,21 @@ export class Inspector {
       await this.#fill(e.path);
       progress();
     }
+    this.#filled = true;
   }
 
   /** Read an entry's file; on failure the entry keeps the error and undefined is returned. */
   async #fill(path: string): Promise<Trajectory | undefined> {
     const e = this.index.entries.find((x) => x.path === path)!;
+    let stamp: string | undefined;
     try {
-      const stamp = await this.#deps.stamp(path);
+      stamp = await this.#deps.stamp(path);
       const t = await this.#deps.load(path);
       fillEntry(e, t, stamp);
       return t;
     } catch (err) {
       e.error = err instanceof Error ? err.message.replace(`${path}: `, "") : String(err);
+      if (stamp !== undefined) e.stamp = stamp; // read again when the file changes
       return undefined;
     }
   }
@@ -178,16 +188,18 @@ export class Inspector {
     this.#notice = { text: safeText(text), style };
   }
 
-  /** Find new files under the roots; with `all`, forget what was read so every entry is read again. */
+  /** Find new files under the roots; with `all`, read every entry again (in the background). */
   async rescan(all: boolean): Promise<void> {
     this.index.add(await this.#deps.find(this.#roots));
+    this.index.reorder();
     if (all) {
       for (const e of this.index.entries) {
         delete e.info;
         delete e.error;
+        delete e.stamp;
       }
+      this.fillIndex(this.#progress).catch(() => {}); // in the background; read errors stay in the entries
     }
-    this.index.reorder();
   }
 
   /**
@@ -203,14 +215,15 @@ export class Inspector {
       await this.#reload(true);
       return true;
     }
-    if (this.#view !== "index" || this.index.entries.length < 2) return false;
+    // The index is checked every 8th poll (~2 s): a stat per file.
+    if (this.#view !== "index" || this.index.entries.length < 2 || this.#polls++ % 8 !== 0) return false;
     const count = this.index.entries.length;
     await this.rescan(false);
     let changed = this.index.entries.length !== count;
     for (const e of this.index.entries) {
-      if (!e.stamp) continue;
-      const stamp = await this.#deps.stamp(e.path).catch(() => e.stamp);
-      if (stamp === e.stamp) continue;
+      if (e.stamp !== undefined) {
+        if ((await this.#deps.stamp(e.path).catch(() => e.stamp)) === e.stamp) continue;
+      } else if (!this.#filled) continue; // not read yet: fillIndex will
       await this.#fill(e.path);
       changed = true;
     }

@@ -147,6 +147,17 @@ Deno.test("inspect: the index of a directory (status, steps, cost, submitted), s
     await t.waitFor(hasTitle(/2\/4 gamma │ task \(3 steps\) │ \(running\)/), "previous trajectories");
     await t.keys("i");
     await t.waitFor(hasTitle(/4 trajectories/), "back to the index");
+    await writeSyntheticTrajectory(`${dir}/b/b.traj.json`, {
+      steps: 12,
+      instanceId: "beta",
+      status: "LimitsExceeded",
+    });
+    await writeSyntheticTrajectory(`${dir}/e/e.traj.json`, { steps: 1, instanceId: "delta" });
+    await t.keys("R");
+    await t.waitFor(
+      (x) => /5 trajectories/.test(title(x)) && /beta\s+LimitsExceeded\s+12\s/.test(x),
+      "rescanned, re-read",
+    );
     await t.keys("q");
     await assertRestored(t, 0);
   });
@@ -232,6 +243,28 @@ Deno.test("inspect --follow: new steps of a running trajectory appear while it i
     s = await t.waitFor(hasTitle(/step 6\/8/), "a new step counted, the view kept");
     assertMatch(s, /\+1 step\(s\)/);
     w.close();
+    await t.keys("q");
+    await assertRestored(t, 0);
+  });
+});
+
+Deno.test("inspect --follow on a directory: new files join the index, changed ones are read again", async () => {
+  await session(async (t, dir) => {
+    await writeSyntheticTrajectory(`${dir}/a/a.traj.json`, { steps: 2, instanceId: "first", status: "" });
+    await writeSyntheticTrajectory(`${dir}/b/b.traj.json`, { steps: 5, instanceId: "second" });
+    await t.run(`${INSPECT} --follow ${dir}`);
+    await t.waitFor(
+      (x) => /2 trajectories/.test(title(x)) && /first\s+\(running\)\s+2\s/.test(x),
+      "the index",
+    );
+    await writeSyntheticTrajectory(`${dir}/c/c.traj.json`, { steps: 7, instanceId: "third" });
+    await writeSyntheticTrajectory(`${dir}/a/a.traj.json`, { steps: 4, instanceId: "first" });
+    const s = await t.waitFor(
+      (x) => /3 trajectories/.test(title(x)) && /third\s+Submitted\s+7\s/.test(x),
+      "a new file",
+    );
+    await t.waitFor((x) => /first\s+Submitted\s+4\s/.test(x), "the changed file read again");
+    assertMatch(title(s), /following/);
     await t.keys("q");
     await assertRestored(t, 0);
   });
