@@ -31,7 +31,7 @@ export class Tmux {
    * Start a session of `width` x `height` running bash with `env` (and TERM=xterm-256color).
    */
   static async start(width: number, height: number, env: Record<string, string> = {}): Promise<Tmux> {
-    const t = new Tmux(`claudius-test-${crypto.randomUUID().slice(0, 8)}`);
+    const t = new Tmux(`claudius-inspect-${crypto.randomUUID().slice(0, 8)}`);
     const vars = Object.entries({ TERM: "xterm-256color", ...env }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
     await t.#tmux(
       "new-session",
@@ -88,8 +88,10 @@ export class Tmux {
     throw new Error(`Timed out waiting for ${what}; screen:\n${screen}`);
   }
 
-  /** Kill the server (and what runs in it). */
+  /** Kill the server (and what runs in it) and remove its socket file. */
   async close(): Promise<void> {
+    const socket = await this.format("#{socket_path}").catch(() => "");
     await this.#tmux("kill-server").catch(() => {});
+    if (socket) await Deno.remove(socket).catch(() => {});
   }
 }
