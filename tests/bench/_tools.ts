@@ -62,7 +62,7 @@ export async function statsScenario(tmp: string): Promise<Row[]> {
 }
 
 /** User + system CPU seconds of `deno ARGS` (all its threads), through `/usr/bin/time`. */
-async function cpuSeconds(args: string[]): Promise<number> {
+export async function cpuSeconds(args: string[]): Promise<number> {
   const out = await new Deno.Command("/usr/bin/time", {
     args: ["-f", "cpu %U %S", Deno.execPath(), ...args],
     stdin: "null",

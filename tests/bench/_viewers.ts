@@ -7,6 +7,7 @@
  */
 import { writeSyntheticTrajectory } from "../_synthetic_trajectory.ts";
 import { writeSyntheticBatch } from "./_synthetic.ts";
+import { cpuSeconds } from "./_tools.ts";
 import { runFlags, runWatched } from "./_child.ts";
 import { REPO } from "./_episode.ts";
 import type { Row } from "./_report.ts";
@@ -27,25 +28,21 @@ export async function reportScenario(tmp: string): Promise<Row[]> {
   const bytes = await writeSyntheticBatch(`${dir}/set`, count, steps);
   log(`report: ${count} trajectories written (${round(bytes / 1e6, 0)} MB)`);
   const times: number[] = [], floors: number[] = [], rss: number[] = [];
+  const floorArgs = ["run", ...runFlags(), `${REPO}tests/bench/_parse_floor.ts`, `${dir}/set`];
+  const runArgs = ["run", ...runFlags(), MAIN, "report", `${dir}/set`, "-o", `${dir}/report.html`];
   try {
     for (let i = 0; i < RUNS; i++) {
-      const f = await runWatched(Deno.execPath(), [
-        "run",
-        "--allow-read",
-        `${REPO}tests/bench/_parse_floor.ts`,
-        `${dir}/set`,
-      ]);
+      const f = await runWatched(Deno.execPath(), floorArgs);
       if (f.code !== 0) throw new Error(`Cannot measure the report floor: exit ${f.code}\n${f.stderr}`);
       floors.push(f.exitedAt - f.spawnedAt);
-      const r = await runWatched(
-        Deno.execPath(),
-        ["run", ...runFlags(), MAIN, "report", `${dir}/set`, "-o", `${dir}/report.html`],
-        { pollMs: 100 },
-      );
+      const r = await runWatched(Deno.execPath(), runArgs, { pollMs: 100 });
       if (r.code !== 0) throw new Error(`Cannot run claudius report: exit ${r.code}\n${r.stderr}`);
       times.push(r.exitedAt - r.spawnedAt);
       rss.push(r.peakRssKiB);
     }
+    // CPU seconds of all threads: what the wall time would be on one idle core, whatever the load.
+    const floorCpu = await cpuSeconds(floorArgs);
+    const runCpu = await cpuSeconds(runArgs);
     const html = (await Deno.stat(`${dir}/report.html`)).size;
     const v = median(times), f = median(floors);
     return [
@@ -53,10 +50,18 @@ export async function reportScenario(tmp: string): Promise<Row[]> {
         figure: `report: ${count} trajectories of ${steps} steps (${round(bytes / 1e6, 0)} MB) -> ` +
           `${round(html / 1e6, 1)} MB page, spawn -> exit (median of ${RUNS})`,
         value: s(v),
-        floor: `${s(f)} (a Deno process that reads and JSON.parses every file)`,
+        floor: `${s(f)} (a Deno process, same flags, that reads and JSON.parses every file)`,
         ratio: `${round(v / f, 2)}x`,
         budget: "< 5 s",
         met: v < 5000,
+      },
+      {
+        figure: "report: CPU time, user + sys of all threads (another run)",
+        value: `${round(runCpu, 2)} s`,
+        floor: `${round(floorCpu, 2)} s`,
+        ratio: `${round(runCpu / floorCpu, 2)}x`,
+        budget: "",
+        met: null,
       },
       {
         figure: "report: peak RSS",
