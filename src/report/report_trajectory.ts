@@ -8,9 +8,9 @@
 import {
   ACTION_TYPES,
   type ActionType,
-  cachedStepClassifier,
   type ClassifyOptions,
   classifySteps,
+  sharedStepClassifier,
   type StepLabels,
 } from "../trajectories/action_types.ts";
 import type { Trajectory } from "../trajectories/types.ts";
@@ -107,9 +107,6 @@ export function reportTrajectory(
   };
 }
 
-/** One classifier per reference-name setting, kept for the life of the worker (see `cachedStepClassifier`). */
-const classifiers = new Map<string, (t: Trajectory) => StepLabels[]>();
-
 /**
  * The `report` mapper: {@link reportTrajectory} with a remembering classifier (set index 0; the
  * caller sets it).
@@ -118,8 +115,5 @@ const classifiers = new Map<string, (t: Trajectory) => StepLabels[]>();
  * @param options reference program names
  */
 export function reportMapper(t: Trajectory, options: ClassifyOptions): ReportTrajectory {
-  const key = JSON.stringify(options.reference ?? null);
-  let classify = classifiers.get(key);
-  if (!classify) classifiers.set(key, classify = cachedStepClassifier(options));
-  return reportTrajectory(t, 0, classify);
+  return reportTrajectory(t, 0, sharedStepClassifier(options));
 }

@@ -431,3 +431,17 @@ export function cachedStepClassifier(
     });
   };
 }
+
+/** One remembering classifier per reference-name setting, kept for the life of the process or worker. */
+const sharedClassifiers = new Map<string, (t: Trajectory) => StepLabels[]>();
+
+/**
+ * The {@link cachedStepClassifier} for `options`, made once and shared by every caller in this
+ * process (tools that read many trajectories: `stats`, `report`).
+ */
+export function sharedStepClassifier(options: ClassifyOptions = {}): (t: Trajectory) => StepLabels[] {
+  const key = JSON.stringify(options.reference ?? null);
+  let classify = sharedClassifiers.get(key);
+  if (!classify) sharedClassifiers.set(key, classify = cachedStepClassifier(options));
+  return classify;
+}

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ACTION_TYPES, type ActionType, type ClassifyOptions, classifySteps } from "./action_types.ts";
+import { ACTION_TYPES, type ActionType, type ClassifyOptions, sharedStepClassifier } from "./action_types.ts";
 import type { Trajectory } from "./types.ts";
 
 /** Counts per action type (primary label of each tool call). */
@@ -83,7 +83,7 @@ export function emptyActionTypeCounts(): ActionTypeCounts {
  */
 export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): TrajectoryStats {
   const actionTypes = emptyActionTypeCounts();
-  for (const step of classifySteps(t, options)) {
+  for (const step of sharedStepClassifier(options)(t)) {
     for (const a of step.actions) if (a.primary) actionTypes[a.primary]++;
   }
   const { totals } = t;
