@@ -53,14 +53,20 @@ async function readDotEnv(path: string): Promise<Record<string, string>> {
   }
 }
 
-/** The process environment, filled (never overridden) from ./.env, then the user config dir. */
+/**
+ * The process environment, filled (never overridden) from ./.env, then the user config dir, then
+ * upstream's global `.env` (`$MSWEA_GLOBAL_CONFIG_DIR/.env`, else `~/.config/mini-swe-agent/.env`).
+ */
 async function hostEnvironment(): Promise<Record<string, string>> {
   const env = Deno.env.toObject();
   const configHome = env.XDG_CONFIG_HOME || (env.HOME ? `${env.HOME}/.config` : "");
   const files = [".env", ...(configHome ? [`${configHome}/claudius/.env`] : [])];
-  for (const file of files) {
-    for (const [k, v] of Object.entries(await readDotEnv(file))) if (!(k in env)) env[k] = v;
-  }
+  const fill = (vars: Record<string, string>) => {
+    for (const [k, v] of Object.entries(vars)) if (!(k in env)) env[k] = v;
+  };
+  for (const file of files) fill(await readDotEnv(file));
+  const upstreamDir = env.MSWEA_GLOBAL_CONFIG_DIR || (configHome ? `${configHome}/mini-swe-agent` : "");
+  if (upstreamDir) fill(await readDotEnv(`${upstreamDir}/.env`));
   return env;
 }
 
@@ -68,15 +74,20 @@ function timestamp(): string {
   return new Date().toISOString().replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z");
 }
 
-/** The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults. */
-async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, string>) {
-  const specs = flags.config.some(namesWholeConfig) ? flags.config : ["default", ...flags.config];
+/**
+ * The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults.
+ * `base` (a built-in) comes first unless some `-c` names a whole config.
+ */
+async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, string>, base = "default") {
+  const implicit = flags.config.some(namesWholeConfig) ? 0 : 1;
+  const specs = implicit ? [base, ...flags.config] : flags.config;
   const builtinDir = new URL("./config", import.meta.url).pathname;
+  const configDir = hostEnv.MSWEA_CONFIG_DIR;
   const { config, sources } = await loadConfig(
     specs,
-    { builtinDir, readTextFile: Deno.readTextFile },
+    { builtinDir, ...(configDir ? { configDir } : {}), readTextFile: Deno.readTextFile },
     err,
-    { hostEnv, overrides: flagsToConfig(flags) },
+    { hostEnv, overrides: flagsToConfig(flags), implicit },
   );
   const envClass = config.environment.environment_class;
   const runArgsSet = sources.some((s) =>
@@ -225,7 +236,10 @@ async function batch(flags: BatchFlags): Promise<number> {
         .map(([status, ids]) => `  ${status}: ${ids.length}`),
     ];
     if (s.unfinished.length) lines.push(`unfinished (rerun to retry): ${s.unfinished.join(", ")}`);
-    if (s.notStarted.length) lines.push(`not started: ${s.notStarted.length}`);
+    if (s.notStarted.length) {
+      const why = s.globalLimitReached ? " (the global cost/call limit was reached; rerun to continue)" : "";
+      lines.push(`not started: ${s.notStarted.length}${why}`);
+    }
     lines.push(`predictions: ${s.predsPath}`, `exit statuses: ${s.statusesPath}`);
     if (s.notPassAt1) lines.push("best-of-k (mechanisms.reroll): these results are not pass@1");
     quietly(() => console.log(lines.join("\n")));

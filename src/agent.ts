@@ -85,6 +85,8 @@ export interface AgentDeps {
   signal?: AbortSignal;
   /** Opt-in mechanisms (src/mechanisms/); none by default. */
   hooks?: AgentHooks;
+  /** Called after the limit checks, right before a call is counted; throws to end the run (global limits). */
+  beforeCall?: () => void;
 }
 
 /** The status and submission a run ended with (the exit message's `extra`). */
@@ -231,6 +233,7 @@ export class DefaultAgent {
     this.#deps.signal?.throwIfAborted();
     if (this.hooks?.beforeQuery) await this.hooks.beforeQuery(this);
     this.checkLimits();
+    this.#deps.beforeCall?.();
     this.nCalls++;
     const message = await this.model.query(
       this.hooks?.context?.(this.messages) ?? this.messages,

@@ -49,8 +49,26 @@ export interface ResolvedConfig {
 export interface ConfigIO {
   /** Directory of the built-in configs. */
   builtinDir: string;
+  /** Upstream's `$MSWEA_CONFIG_DIR`: searched after the current directory. */
+  configDir?: string;
   readTextFile(path: string): Promise<string>;
 }
+
+/**
+ * Upstream's built-in configs (name -> path in mini-swe-agent). claudius ships none of them (their
+ * prompts are upstream's prose); a claudius built-in of the same name is claudius's own and is named
+ * as such when picked ({@link loadSpec}).
+ */
+export const UPSTREAM_CONFIGS: Readonly<Record<string, string>> = {
+  default: "src/minisweagent/config/default.yaml",
+  mini: "src/minisweagent/config/mini.yaml",
+  mini_textbased: "src/minisweagent/config/mini_textbased.yaml",
+  programbench: "src/minisweagent/config/benchmarks/programbench.yaml",
+  swebench: "src/minisweagent/config/benchmarks/swebench.yaml",
+  swebench_backticks: "src/minisweagent/config/benchmarks/swebench_backticks.yaml",
+  swebench_xml: "src/minisweagent/config/benchmarks/swebench_xml.yaml",
+  swebench_modal: "src/minisweagent/config/benchmarks/swebench_modal.yaml",
+};
 
 const SECTIONS = Object.keys(SCHEMA) as Section[];
 
@@ -93,14 +111,36 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * Load one `-c` spec: `key=value`, a file path (`.yaml`/`.yml`, suffix optional), or the name of
- * a built-in config.
- * @throws {ConfigError} when the file is missing, unreadable, or not valid YAML (with line:column)
+ * Where a config name is looked for, in upstream's order: as given (the current directory),
+ * `$MSWEA_CONFIG_DIR`, the built-in configs, then their `extra/` and `benchmarks/` folders. A name
+ * without `.yaml`/`.yml` is tried as given, then with each suffix.
  */
-export async function loadSpec(spec: string, io: ConfigIO): Promise<ConfigSource> {
-  if (spec.includes("=")) return { spec, data: parseKeyValue(spec) };
+export function configCandidates(spec: string, io: Pick<ConfigIO, "builtinDir" | "configDir">): string[] {
   const names = /\.ya?ml$/.test(spec) ? [spec] : [spec, `${spec}.yaml`, `${spec}.yml`];
-  const candidates = [...names, ...names.map((n) => `${io.builtinDir}/${n.replace(/^.*\//, "")}`)];
+  if (spec.startsWith("/")) return names;
+  const dirs = [
+    ...(io.configDir ? [io.configDir] : []),
+    io.builtinDir,
+    `${io.builtinDir}/extra`,
+    `${io.builtinDir}/benchmarks`,
+  ];
+  return [...names, ...dirs.flatMap((dir) => names.map((n) => `${dir.replace(/\/+$/, "")}/${n}`))];
+}
+
+/**
+ * Load one `-c` spec: `key=value`, or a file found by {@link configCandidates}. When an explicit
+ * spec resolves to a claudius built-in whose name is also one of upstream's built-in configs,
+ * `note` says so (the two differ in their prompts).
+ * @throws {ConfigError} when the file is missing (naming upstream's file when the name is one of
+ *   upstream's built-ins), unreadable, or not valid YAML (with line:column)
+ */
+export async function loadSpec(
+  spec: string,
+  io: ConfigIO,
+  note?: (line: string) => void,
+): Promise<ConfigSource> {
+  if (spec.includes("=")) return { spec, data: parseKeyValue(spec) };
+  const candidates = configCandidates(spec, io);
   let path: string | undefined;
   for (const c of candidates) {
     if (await exists(c)) {
@@ -108,9 +148,21 @@ export async function loadSpec(spec: string, io: ConfigIO): Promise<ConfigSource
       break;
     }
   }
+  const name = spec.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
+  const upstream = Object.hasOwn(UPSTREAM_CONFIGS, name) ? UPSTREAM_CONFIGS[name] : undefined;
   if (!path) {
+    const hint = upstream
+      ? `; '${name}' is one of upstream's built-in configs, which claudius does not ship: pass the path ` +
+        `of mini-swe-agent's ${upstream}`
+      : "";
     throw new ConfigError(
-      `Cannot find config '${spec}': no such file or built-in config (tried ${candidates.join(", ")})`,
+      `Cannot find config '${spec}': no such file or built-in config (tried ${candidates.join(", ")})${hint}`,
+    );
+  }
+  if (upstream && note && path.startsWith(`${io.builtinDir}/`)) {
+    note(
+      `note: -c ${spec} is claudius's own built-in ${path.slice(io.builtinDir.length + 1)} (prompts in ` +
+        `claudius's words), not mini-swe-agent's ${upstream}; pass that file's path to run upstream's`,
     );
   }
   const text = await io.readTextFile(path);
@@ -290,28 +342,35 @@ export function resolveConfig(
           `by ${section}.${def.selector} '${cls}'`,
       );
     }
-    const resolved: ConfigTree = resolveKeys(keys, body, section, {
+    let resolved: ConfigTree = resolveKeys(keys, body, section, {
       partial: true,
       ...(options.hostEnv ? { hostEnv: options.hostEnv } : {}),
     });
-    out[section] = def.selector ? { [def.selector]: cls, ...resolved } : resolved;
+    const standIn = def.standIns?.[cls];
+    if (standIn) {
+      options.warn?.(standIn.note);
+      resolved = standIn.translate(resolved, body);
+    }
+    out[section] = def.selector ? { [def.selector]: standIn?.runsAs ?? cls, ...resolved } : resolved;
   }
   return out as unknown as ResolvedConfig;
 }
 
 /**
- * Load, check and merge specs in order; `overrides` (the command-line flags) come last.
+ * Load, check and merge specs in order; `overrides` (the command-line flags) come last. The first
+ * `implicit` specs are claudius's own choice (e.g. the built-in `default`), not the user's: no note
+ * names them.
  * @throws {ConfigError} for the first bad spec
  */
 export async function loadConfig(
   specs: string[],
   io: ConfigIO,
   warn: (line: string) => void,
-  options: { hostEnv?: Record<string, string>; overrides?: ConfigTree } = {},
+  options: { hostEnv?: Record<string, string>; overrides?: ConfigTree; implicit?: number } = {},
 ): Promise<{ config: ResolvedConfig; sources: ConfigSource[] }> {
   const sources: ConfigSource[] = [];
-  for (const spec of specs) {
-    const source = await loadSpec(spec, io);
+  for (const [k, spec] of specs.entries()) {
+    const source = await loadSpec(spec, io, k < (options.implicit ?? 0) ? undefined : warn);
     checkSource(source, warn);
     sources.push(source);
   }

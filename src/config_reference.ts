@@ -56,7 +56,11 @@ function sectionRows(section: Section): string[][] {
       addInert(name, first.doc);
       continue;
     }
-    const label = (cs: string[]) => [...new Set(cs.map((c) => def.classGroups?.[c] ?? c))].join(", ");
+    // A group's name stands for its classes only when all of them are meant.
+    const groupOf = (c: string) => def.classGroups?.[c] ?? c;
+    const whole = (c: string, cs: string[]) =>
+      Object.keys(def.classes).filter((k) => groupOf(k) === groupOf(c)).every((k) => cs.includes(k));
+    const label = (cs: string[]) => [...new Set(cs.map((c) => whole(c, cs) ? groupOf(c) : c))].join(", ");
     const group = (text: (d: AnyKeyDef) => string) => {
       const by = new Map<string, string[]>();
       for (const [cls, keys] of users) by.set(text(keys[name]!), [...(by.get(text(keys[name]!)) ?? []), cls]);

@@ -15,6 +15,8 @@ import { LOCAL_KEYS } from "./environments/local.ts";
 import { DOCKER_KEYS } from "./environments/_docker_config.ts";
 import { BUBBLEWRAP_KEYS } from "./environments/_bubblewrap_config.ts";
 import { MECHANISM_KEYS } from "./mechanisms/_keys.ts";
+import { SWEREX_DOCKER_KEYS, SWEREX_MODAL_KEYS, SWEREX_STAND_INS } from "./environments/_stand_ins.ts";
+import { PORTKEY_KEYS } from "./models/_gateways.ts";
 
 /** The sections of a config file. */
 export type Section = "agent" | "environment" | "model" | "run" | "mechanisms";
@@ -33,6 +35,22 @@ export interface SectionDef {
   classGroups?: Record<string, string>;
   /** Keys upstream defines that claudius accepts with a warning and does not act on. */
   upstreamOnly?: Keys;
+  /** Upstream classes claudius lacks, and the class that runs in their place. */
+  standIns?: Record<string, StandIn>;
+}
+
+/** An upstream class claudius lacks and what runs instead (announced with one note). */
+export interface StandIn {
+  /** The class that runs. */
+  runsAs: string;
+  /** One line: what stands in, and which of the class's keys are not acted on. */
+  note: string;
+  /**
+   * The stand-in class's resolved keys as `runsAs` reads them.
+   * @param resolved the section resolved with the stand-in class's keys
+   * @param given the keys the configs set (to tell a default from a choice)
+   */
+  translate(resolved: Record<string, unknown>, given: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** The `run` keys: what happens around the episode. */
@@ -71,6 +89,8 @@ export interface ModelClass {
   format: "toolcall" | "text";
   /** Recorded as `info.config.model_type`. */
   type: string;
+  /** An OpenAI-compatible gateway upstream reaches with its own client (a key of `GATEWAYS`). */
+  gateway?: "portkey" | "requesty";
 }
 
 const http = (format: ModelClass["format"], type: string): ModelClass => ({
@@ -89,6 +109,8 @@ export const MODEL_CLASSES: Record<string, ModelClass> = {
   openai_textbased: http("text", TEXT),
   litellm_textbased: http("text", TEXT),
   openrouter_textbased: http("text", TEXT),
+  portkey: { ...http("toolcall", TOOLCALL), gateway: "portkey" },
+  requesty: { ...http("toolcall", TOOLCALL), gateway: "requesty" },
   scripted: { transport: "scripted", format: "toolcall", type: "claudius.models.ScriptedModel" },
   scripted_textbased: {
     transport: "scripted",
@@ -99,8 +121,6 @@ export const MODEL_CLASSES: Record<string, ModelClass> = {
 
 const HTTP_MODEL_KEYS = { ...CHAT_MODEL_KEYS, ...OPENAI_KEYS };
 const SCRIPTED_MODEL_KEYS = { ...CHAT_MODEL_KEYS, ...SCRIPTED_KEYS };
-
-const inert = (doc: string) => ({ type: "object", inert: true, doc }) as const;
 
 /** The schema: every section, its classes and their keys. */
 export const SCHEMA: Record<Section, SectionDef> = {
@@ -113,24 +133,28 @@ export const SCHEMA: Record<Section, SectionDef> = {
   environment: {
     selector: "environment_class",
     defaultClass: "local",
-    classes: { local: LOCAL_KEYS, docker: DOCKER_KEYS, podman: DOCKER_KEYS, bubblewrap: BUBBLEWRAP_KEYS },
+    classes: {
+      local: LOCAL_KEYS,
+      docker: DOCKER_KEYS,
+      podman: DOCKER_KEYS,
+      bubblewrap: BUBBLEWRAP_KEYS,
+      swerex_docker: SWEREX_DOCKER_KEYS,
+      swerex_modal: SWEREX_MODAL_KEYS,
+    },
     classDocs: {
       local: "bash on the host",
       docker: "one container per run, each action a `docker exec`",
       podman: "docker with `executable: podman`",
       bubblewrap: "local inside `bwrap`: system dirs read-only, working directory writable",
+      swerex_docker: "upstream's SWE-ReX docker environment: runs as `docker`, with a note",
+      swerex_modal: "upstream's Modal sandbox: runs as a local `docker` container, with a note",
     },
-    classGroups: { podman: "docker" },
+    classGroups: { podman: "docker", swerex_docker: "docker", swerex_modal: "docker" },
+    standIns: SWEREX_STAND_INS,
     upstreamOnly: defineKeys({
       global_args: { type: "string[]", inert: true, doc: "upstream's singularity environment" },
       exec_args: { type: "string[]", inert: true, doc: "upstream's singularity environment" },
       sandbox_build_retries: { type: "int", inert: true, doc: "upstream's singularity environment" },
-      deployment_extra_kwargs: inert("upstream's swerex environments"),
-      startup_timeout: { type: "number", inert: true, doc: "upstream's swerex_modal environment" },
-      runtime_timeout: { type: "number", inert: true, doc: "upstream's swerex_modal environment" },
-      deployment_timeout: { type: "number", inert: true, doc: "upstream's swerex_modal environment" },
-      install_pipx: { type: "bool", inert: true, doc: "upstream's swerex_modal environment" },
-      modal_sandbox_kwargs: inert("upstream's swerex_modal environment"),
     }),
   },
   model: {
@@ -139,7 +163,14 @@ export const SCHEMA: Record<Section, SectionDef> = {
     classes: Object.fromEntries(
       Object.entries(MODEL_CLASSES).map((
         [name, c],
-      ) => [name, c.transport === "http" ? HTTP_MODEL_KEYS : SCRIPTED_MODEL_KEYS]),
+      ) => [
+        name,
+        c.gateway === "portkey"
+          ? { ...HTTP_MODEL_KEYS, ...PORTKEY_KEYS }
+          : c.transport === "http"
+          ? HTTP_MODEL_KEYS
+          : SCRIPTED_MODEL_KEYS,
+      ]),
     ),
     classDocs: {
       openai: "any OpenAI-compatible endpoint, tool calls",
@@ -148,6 +179,8 @@ export const SCHEMA: Record<Section, SectionDef> = {
       openrouter: "upstream's name: `openai` with OpenRouter's dialect",
       litellm_textbased: "upstream's name: `openai_textbased`",
       openrouter_textbased: "upstream's name: `openai_textbased` with OpenRouter's dialect",
+      portkey: "upstream's Portkey gateway: `openai` at `https://api.portkey.ai/v1` with Portkey's headers",
+      requesty: "upstream's Requesty gateway: `openai` at `https://router.requesty.ai/v1`",
       scripted: "replays `script` or `replies`, for tests and demos; tool calls",
       scripted_textbased: "the same, text mode",
     },
@@ -160,7 +193,6 @@ export const SCHEMA: Record<Section, SectionDef> = {
       litellm_model_registry: { type: "string|null", inert: true, doc: "upstream's litellm: use prices" },
       set_cache_control: { type: "string|null", inert: true, doc: "upstream's Anthropic cache markers" },
       multimodal_regex: { type: "string", inert: true, doc: "upstream's multimodal content" },
-      provider: { type: "string", inert: true, doc: "upstream's portkey model" },
       litellm_model_name_override: { type: "string", inert: true, doc: "upstream's portkey model" },
       cost_per_call: { type: "number", inert: true, doc: "upstream's deterministic model: use reply `cost`" },
       outputs: { type: "list", inert: true, doc: "upstream's deterministic model: use `replies`" },

@@ -19,7 +19,9 @@ import { LocalEnvironment } from "./environments/local.ts";
 import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
 import { enabledMechanisms } from "./mechanisms/_keys.ts";
+import { GATEWAYS } from "./models/_gateways.ts";
 import type { ChatClient, Environment, Json, Message, Model, Vars } from "./types.ts";
+import { GlobalLimits } from "./global_limits.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
 export const UPSTREAM_VERSION = "2.4.6";
@@ -47,6 +49,8 @@ export interface EpisodeDeps {
   force?: AbortSignal;
   /** Asks the user a question (interactive runs; null when nobody answers). Mechanisms that need a user are off without it. */
   ask?: (question: string) => Promise<string | null>;
+  /** Process-wide limits shared by a batch's episodes (default: from `MSWEA_GLOBAL_*_LIMIT`). */
+  globalLimits?: GlobalLimits;
 }
 
 /** What to run. */
@@ -74,7 +78,7 @@ export interface EpisodeResult {
 export async function makeModel(
   config: Record<string, unknown>,
   costLimit: number,
-  deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd">,
+  deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "globalLimits">,
 ): Promise<Model> {
   const { model_class: cls = SCHEMA.model.defaultClass, ...own } = config;
   const spec = MODEL_CLASSES[String(cls)];
@@ -106,8 +110,16 @@ export async function makeModel(
       c.model_name = `openrouter/${c.model_name}`;
     }
     modelConfig = { ...own, ...c };
-    client = new OpenAIClient(c, { env: deps.hostEnv, log: deps.log, costLimit });
+    const gateway = spec.gateway ? GATEWAYS[spec.gateway] : undefined;
+    if (gateway) deps.log(gateway.note);
+    client = new OpenAIClient({ ...own, ...c }, {
+      env: deps.hostEnv,
+      log: deps.log,
+      costLimit,
+      ...(gateway ? { gateway } : {}),
+    });
   }
+  if (deps.globalLimits) client = deps.globalLimits.count(client);
   return new ChatModel(modelConfig, client, spec.format, spec.type);
 }
 
@@ -280,7 +292,15 @@ export async function runEpisode(
   const agentConfig = resolveKeys(AGENT_KEYS, agentInput, "agent");
   const secrets = secretValues(deps.hostEnv);
   const hooks = await mechanismHooks(config, episode.outputPath, secrets, deps);
-  const model = await makeModel(hooks?.modelConfig ?? config.model, agentConfig.cost_limit, deps);
+  let globalLimits = deps.globalLimits;
+  if (!globalLimits) {
+    globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
+    if (globalLimits.active) deps.log(globalLimits.describe());
+  }
+  const model = await makeModel(hooks?.modelConfig ?? config.model, agentConfig.cost_limit, {
+    ...deps,
+    globalLimits,
+  });
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
@@ -292,6 +312,7 @@ export async function runEpisode(
   const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
     save: (a) => save(a.messages, trajectoryInfo(a, secrets)),
     ...(hooks ? { hooks: hooks.hooks } : {}),
+    beforeCall: () => globalLimits.check(),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),

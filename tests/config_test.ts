@@ -163,7 +163,7 @@ Deno.test("loadConfig() applies the chosen class's defaults and warns about keys
     ["default", "environment.image=python:3.12"],
     io,
     (l) => warnings.push(l),
-    { overrides: { environment: { environment_class: "docker" } } },
+    { overrides: { environment: { environment_class: "docker" } }, implicit: 1 },
   );
   assertEquals(config.environment.interpreter, ["bash", "-lc"], "docker's interpreter");
   assertEquals(config.environment.run_args, ["--rm"]);
@@ -173,6 +173,7 @@ Deno.test("loadConfig() applies the chosen class's defaults and warns about keys
     ["default", "environment.image=python:3.12"],
     io,
     (l) => localWarnings.push(l),
+    { implicit: 1 },
   );
   assertEquals(local.config.environment.interpreter, ["bash", "-c"], "local's interpreter");
   assert(!("image" in local.config.environment));
@@ -198,4 +199,94 @@ Deno.test("loadConfig() takes upstream's MSWEA_* variables for unset keys, and a
     ConfigError,
     "Environment variable MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT (for model.retry_attempts) must be an integer",
   );
+});
+
+Deno.test("loadSpec() looks in the current dir, $MSWEA_CONFIG_DIR, the built-ins, then their extra/ and benchmarks/", async () => {
+  const root = await Deno.makeTempDir();
+  const builtin = `${root}/builtin`;
+  const mine = `${root}/mine`;
+  for (const dir of [`${builtin}/extra`, `${builtin}/benchmarks`, mine, `${root}/cwd`]) {
+    await Deno.mkdir(dir, { recursive: true });
+  }
+  const put = (path: string, steps: number) => Deno.writeTextFile(path, `agent:\n  step_limit: ${steps}\n`);
+  await put(`${builtin}/extra/x.yaml`, 1);
+  await put(`${builtin}/benchmarks/x.yaml`, 2);
+  await put(`${builtin}/benchmarks/y.yml`, 3);
+  await put(`${mine}/x.yaml`, 4);
+  await put(`${root}/cwd/x.yaml`, 5);
+  const steps = async (spec: string, configDir?: string) => {
+    const source = await loadSpec(spec, {
+      builtinDir: builtin,
+      ...(configDir ? { configDir } : {}),
+      readTextFile: Deno.readTextFile,
+    });
+    return (source.data.agent as { step_limit: number }).step_limit;
+  };
+  assertEquals(await steps("x"), 1, "built-in extra/ before benchmarks/");
+  assertEquals(await steps("y"), 3, "benchmarks/, .yml accepted");
+  assertEquals(await steps("x.yaml", mine), 4, "$MSWEA_CONFIG_DIR before the built-ins");
+  const cwd = Deno.cwd();
+  Deno.chdir(`${root}/cwd`);
+  try {
+    assertEquals(await steps("x", mine), 5, "the current directory first");
+  } finally {
+    Deno.chdir(cwd);
+  }
+});
+
+Deno.test("loadSpec() names claudius's own built-in when the user picks a name upstream also ships", async () => {
+  const notes: string[] = [];
+  await loadSpec("default", io, (l) => notes.push(l));
+  await loadSpec("textbased", io, (l) => notes.push(l));
+  assertEquals(notes.length, 1);
+  assertMatch(
+    notes[0]!,
+    /^note: -c default is claudius's own built-in default\.yaml .*not mini-swe-agent's src\/minisweagent\/config\/default\.yaml/,
+  );
+  const quiet: string[] = [];
+  await loadConfig(["default"], io, (l) => quiet.push(l), { implicit: 1 });
+  assertEquals(quiet, [], "no note for the base claudius chose itself");
+  await assertRejects(
+    () => loadSpec("mini", io),
+    ConfigError,
+    "'mini' is one of upstream's built-in configs, which claudius does not ship: pass the path of mini-swe-agent's src/minisweagent/config/mini.yaml",
+  );
+});
+
+Deno.test("loadConfig() runs upstream's swerex environments as docker, with one note and translated timeouts", async () => {
+  const notes: string[] = [];
+  const { config } = await loadConfig(
+    [
+      "default",
+      "environment.environment_class=swerex_modal",
+      "environment.image=img",
+      "environment.startup_timeout=600",
+      "environment.runtime_timeout=1800.5",
+      "environment.install_pipx=true",
+    ],
+    io,
+    (l) => notes.push(l),
+    { implicit: 1 },
+  );
+  assertEquals(config.environment.environment_class, "docker");
+  assertEquals([config.environment.pull_timeout, config.environment.container_timeout], [600, "1800.5s"]);
+  assert(!("install_pipx" in config.environment) && !("startup_timeout" in config.environment));
+  assertEquals(notes.length, 1);
+  assertMatch(notes[0]!, /^note: environment_class swerex_modal runs in a local docker container/);
+  const chosen = await loadConfig(
+    [
+      "default",
+      "environment.environment_class=swerex_modal",
+      "environment.startup_timeout=600",
+      "environment.pull_timeout=5",
+    ],
+    io,
+    () => {},
+    { implicit: 1 },
+  );
+  assertEquals(chosen.config.environment.pull_timeout, 5, "a docker key the config sets wins");
+  const rex = await loadConfig(["default", "environment.environment_class=swerex_docker"], io, () => {}, {
+    implicit: 1,
+  });
+  assertEquals(rex.config.environment.environment_class, "docker");
 });

@@ -374,3 +374,64 @@ Deno.test("claudius records a template error of the first message in the traject
     await server.close();
   }
 });
+
+Deno.test("claudius reads upstream's global .env after its own: ./.env, ~/.config/claudius/.env, then mini-swe-agent's", async () => {
+  const server = await startFakeServer(
+    Array.from({ length: 4 }, () => ({ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] })),
+  );
+  const dir = await Deno.makeTempDir();
+  const config = `${dir}/xdg`;
+  await Deno.mkdir(`${config}/mini-swe-agent`, { recursive: true });
+  await Deno.mkdir(`${config}/claudius`, { recursive: true });
+  await Deno.mkdir(`${dir}/global`);
+  await Deno.writeTextFile(`${config}/mini-swe-agent/.env`, "MSWEA_MODEL_NAME=from-default-global\n");
+  await Deno.writeTextFile(`${dir}/global/.env`, "MSWEA_MODEL_NAME=from-global-dir\n");
+  const model = async (env: Record<string, string>) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...PERMS, MAIN, "-t", "t", "--base-url", server.url, "-o", `${dir}/t.json`],
+      cwd: dir,
+      env: { NO_COLOR: "1", XDG_CONFIG_HOME: config, ...env },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    return (server.requests.at(-1)!.body as { model: string }).model;
+  };
+  try {
+    assertEquals(await model({}), "from-default-global");
+    assertEquals(await model({ MSWEA_GLOBAL_CONFIG_DIR: `${dir}/global` }), "from-global-dir");
+    await Deno.writeTextFile(`${config}/claudius/.env`, "MSWEA_MODEL_NAME=from-claudius\n");
+    assertEquals(await model({ MSWEA_GLOBAL_CONFIG_DIR: `${dir}/global` }), "from-claudius");
+    await Deno.writeTextFile(`${dir}/.env`, "MSWEA_MODEL_NAME=from-cwd\n");
+    assertEquals(await model({}), "from-cwd");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("claudius stops a run at MSWEA_GLOBAL_CALL_LIMIT with upstream's RuntimeError, exit 1", async () => {
+  const server = await startFakeServer([{ commands: ["true"] }, { commands: ["true"] }, {
+    commands: ["true"],
+  }]);
+  try {
+    const r = await runCli([
+      "-t",
+      "t",
+      "-m",
+      "m",
+      "--base-url",
+      server.url,
+      "-c",
+      "model.cost_tracking=ignore_errors",
+    ], {
+      MSWEA_GLOBAL_CALL_LIMIT: "2",
+    });
+    assertEquals(r.code, 1, r.stderr);
+    assertMatch(r.stderr, /Global cost\/call limit: \$0\.0000 \/ 2\n/);
+    assertMatch(r.stderr, /error: Global cost\/call limit exceeded: \$0\.0000 \/ 2/);
+    assertEquals(server.requests.length, 2);
+    assertEquals((await readTrajectory(r.traj)).data.info.exit_status, "RuntimeError");
+  } finally {
+    await server.close();
+  }
+});

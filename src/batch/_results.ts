@@ -13,6 +13,7 @@ import { dump } from "js-yaml";
 import { SIGNAL_STATUSES } from "../errors.ts";
 import { readTrajectory } from "../trajectory.ts";
 import type { ExitExtra, Message } from "../types.ts";
+import { GLOBAL_LIMIT_MESSAGE } from "../global_limits.ts";
 
 /**
  * Exit statuses that do not finish an instance: the infrastructure failed under it or the batch
@@ -37,6 +38,8 @@ export interface Prediction {
 export interface TrajectoryState {
   /** True when a rerun skips the instance. */
   finished: boolean;
+  /** The episode ended before it reached the model, for a reason other than a signal. */
+  failedStart: boolean;
   /** The exit status ("" when the trajectory has no exit message). */
   status: string;
   /** The submission (model patch). */
@@ -51,9 +54,10 @@ export interface TrajectoryState {
 
 /**
  * Classify a trajectory's messages. Finished means: the last message is an exit message, its status
- * is not in {@link UNFINISHED_STATUSES}, and it is not the only message (runEpisode writes a lone
- * exit message when `env.start()` or `run.env_startup_command` failed, and the batch does when the
- * instance's setup failed: the episode never reached the model).
+ * is not in {@link UNFINISHED_STATUSES}, it is not the only message (runEpisode writes a lone exit
+ * message when `env.start()` or `run.env_startup_command` failed, and the batch does when the
+ * instance's setup failed: the episode never reached the model), and the run was not stopped by the
+ * global cost/call limit (a rerun with a larger budget continues it).
  */
 export function classifyTrajectory(messages: Message[], info: Record<string, unknown>): TrajectoryState {
   const last = messages.at(-1);
@@ -63,8 +67,12 @@ export function classifyTrajectory(messages: Message[], info: Record<string, unk
   const status = typeof extra.exit_status === "string" ? extra.exit_status : "";
   const config = info.config as { model?: { model_name?: unknown } } | undefined;
   const modelName = config?.model?.model_name;
+  const globalLimit = status === "RuntimeError" &&
+    String(last?.content ?? "").startsWith(GLOBAL_LIMIT_MESSAGE);
   return {
     finished: last?.role === "exit" && messages.length > 1 && status !== "" &&
+      !UNFINISHED_STATUSES.has(status) && !globalLimit,
+    failedStart: last?.role === "exit" && messages.length === 1 && status !== "" &&
       !UNFINISHED_STATUSES.has(status),
     status,
     submission: typeof extra.submission === "string" ? extra.submission : "",

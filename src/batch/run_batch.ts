@@ -17,6 +17,7 @@ import { instanceTask, loadInstances, swebenchImageName } from "./instances.ts";
 import { type Instance, selectInstances, type Selection } from "./select.ts";
 import { type Prediction, ResultFiles, trajectoryState } from "./_results.ts";
 import { BatchProgress } from "./progress.ts";
+import { GlobalLimits } from "../global_limits.ts";
 
 /** A docker engine and how many workers use it (undefined: a share of `workers`). */
 export interface DockerHostSpec {
@@ -76,6 +77,8 @@ export interface BatchSummary {
   notStarted: string[];
   /** The batch was stopped by a signal. */
   interrupted: boolean;
+  /** `MSWEA_GLOBAL_COST_LIMIT` / `MSWEA_GLOBAL_CALL_LIMIT` was reached: no instance was started after. */
+  globalLimitReached: boolean;
   predsPath: string;
   statusesPath: string;
   elapsedMs: number;
@@ -169,6 +172,8 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       `${todo.length} to run -> ${outDir}`,
   );
 
+  const globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
+  if (globalLimits.active) progress.log(globalLimits.describe());
   const slots = workerSlots(Math.max(1, options.workers), options.dockerHosts);
   const live = new Set<Environment>();
   const unfinished: string[] = [];
@@ -220,6 +225,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
         ...(host ? { dockerHost: host } : {}),
         onEnvironment: (e) => live.add(env = e),
         ...(deps.force ? { force: deps.force } : {}),
+        globalLimits,
       });
       status = r.result.exit_status;
     } catch (e) {
@@ -249,7 +255,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
   };
 
   const worker = async (host: string | undefined) => {
-    while (!stopped() && next < todo.length) {
+    while (!stopped() && !globalLimits.exceeded && next < todo.length) {
       const inst = todo[next++]!;
       try {
         await runOne(inst, host);
@@ -283,6 +289,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     unfinished,
     notStarted: todo.filter((i) => !started.has(i.instance_id)).map((i) => i.instance_id),
     interrupted: stopped() || forced,
+    globalLimitReached: globalLimits.exceeded,
     predsPath: files.predsPath,
     notPassAt1: files.notPassAt1,
     statusesPath: files.statusesPath,

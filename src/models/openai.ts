@@ -12,6 +12,7 @@ import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientErro
 import { isObject, MalformedBodyError, oneLine, parseCompletionBody, type ParsedBody } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config_keys.ts";
+import type { Gateway } from "./_gateways.ts";
 
 /** Deadline of one request attempt when neither `request_timeout` nor `model_kwargs.timeout` is set. */
 export const DEFAULT_REQUEST_TIMEOUT = 600;
@@ -109,6 +110,8 @@ export interface OpenAIClientDeps {
   log?: (line: string) => void;
   /** Jitter source in [0, 1). Default `Math.random`. */
   random?: () => number;
+  /** An OpenAI-compatible gateway (upstream's `portkey`, `requesty`): its URL and headers. */
+  gateway?: Gateway;
 }
 
 const DROPPED = [
@@ -155,6 +158,7 @@ export class OpenAIClient implements ChatClient {
   readonly endpoint: Endpoint;
   #url: string;
   #key: string;
+  #secrets: string[] = [];
   #keyEnv: string | undefined;
   #headers: Record<string, string>;
   #body: { [key: string]: Json };
@@ -193,7 +197,10 @@ export class OpenAIClient implements ChatClient {
     }
     const kwargUrl = str("model_kwargs.api_base", kwargs.api_base) ??
       str("model_kwargs.base_url", kwargs.base_url);
-    this.endpoint = resolveEndpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env);
+    const gateway = deps.gateway;
+    this.endpoint = gateway
+      ? gateway.endpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env)
+      : resolveEndpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env);
     this.#url = `${this.endpoint.baseUrl}/chat/completions`;
     this.#keyEnv = this.endpoint.apiKeyEnv;
     this.#key = this.#keyEnv === undefined ? "" : deps.env[this.#keyEnv] ?? "";
@@ -211,6 +218,7 @@ export class OpenAIClient implements ChatClient {
       }
     }
     if (this.#key !== "") this.#headers.authorization = `Bearer ${this.#key}`;
+    if (gateway) this.#secrets = gateway.addHeaders(this.#headers, deps.env, input, this.endpoint.baseUrl);
     const extraBody = kwargs.extra_body ?? {};
     if (!isObject(extraBody)) {
       throw new ConfigError("Cannot configure model: model.model_kwargs.extra_body must be a mapping");
@@ -354,7 +362,10 @@ export class OpenAIClient implements ChatClient {
   }
 
   #redact(text: string): string {
-    return this.#key.length >= 4 ? text.replaceAll(this.#key, "[REDACTED]") : text;
+    for (const secret of this.#key.length >= 4 ? [this.#key, ...this.#secrets] : this.#secrets) {
+      text = text.replaceAll(secret, "[REDACTED]");
+    }
+    return text;
   }
 }
 
