@@ -182,8 +182,21 @@ async function run(flags: RunFlags): Promise<number> {
 async function batch(flags: BatchFlags): Promise<number> {
   const { runBatch } = await import("./src/batch/run_batch.ts");
   const { formatDuration } = await import("./src/batch/progress.ts");
+  const { MODES, SWEBENCH_SUBSETS, exportHint } = await import("./src/batch/modes.ts");
+  const rules = MODES[flags.mode];
+  if (flags.mode === "swebench" && Object.hasOwn(SWEBENCH_SUBSETS, flags.instances)) {
+    const exists = await Deno.stat(flags.instances).then(() => true, () => false);
+    if (!exists) {
+      throw new UsageError(
+        `'${flags.instances}' is upstream's subset name (${
+          SWEBENCH_SUBSETS[flags.instances]
+        }); claudius reads ` +
+          `an exported dataset file, e.g.: ${exportHint(flags.instances)}`,
+      );
+    }
+  }
   const hostEnv = await hostEnvironment();
-  const config = await resolveFlagsConfig(flags, hostEnv);
+  const config = await resolveFlagsConfig(flags, hostEnv, rules.baseConfig);
   const graceful = new AbortController();
   const force = new AbortController();
   let signalStatus = "";
@@ -205,7 +218,7 @@ async function batch(flags: BatchFlags): Promise<number> {
   try {
     const s = await runBatch({
       instancesPath: flags.instances,
-      outDir: flags.output ?? "batch_results",
+      outDir: flags.output ?? rules.defaultOutput(Date.now()),
       workers: flags.workers,
       config,
       selection: {
@@ -213,7 +226,9 @@ async function batch(flags: BatchFlags): Promise<number> {
         ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
         ...(flags.slice !== undefined ? { slice: flags.slice } : {}),
         ...(flags.shard ? { shard: flags.shard } : {}),
+        ...(flags.instance !== undefined ? { instance: flags.instance } : {}),
       },
+      mode: flags.mode,
       redoExisting: flags.redoExisting,
       dockerHosts: flags.dockerHosts,
       verbose: flags.verbose,
@@ -240,7 +255,8 @@ async function batch(flags: BatchFlags): Promise<number> {
       const why = s.globalLimitReached ? " (the global cost/call limit was reached; rerun to continue)" : "";
       lines.push(`not started: ${s.notStarted.length}${why}`);
     }
-    lines.push(`predictions: ${s.predsPath}`, `exit statuses: ${s.statusesPath}`);
+    if (s.predsPath) lines.push(`predictions: ${s.predsPath}`);
+    lines.push(`exit statuses: ${s.statusesPath}`);
     if (s.notPassAt1) lines.push("best-of-k (mechanisms.reroll): these results are not pass@1");
     quietly(() => console.log(lines.join("\n")));
     if (s.interrupted) return EXIT_CODES[signalStatus || "Interrupted"]!;

@@ -61,6 +61,12 @@ export interface Episode {
   vars?: Vars;
   /** Extra top-level trajectory keys (e.g. `instance_id`). */
   top?: Record<string, Json>;
+  /** A command run once the environment has started, before `run.env_startup_command`; its result is ignored. */
+  setup?: string;
+  /** `extra` keys left out of the trajectory's messages (ProgramBench: `raw_output`). */
+  omitExtra?: string[];
+  /** Artifacts (`run.save_tarball`, `run.save_patch`) are taken only when this says yes to the final messages. */
+  artifactsIf?: (messages: Message[]) => boolean;
 }
 
 /** The outcome of an episode. */
@@ -303,7 +309,10 @@ export async function runEpisode(
   });
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
-  const writer = new TrajectoryWriter(episode.outputPath, episode.top ? { top: episode.top } : {});
+  const writer = new TrajectoryWriter(episode.outputPath, {
+    ...(episode.top ? { top: episode.top } : {}),
+    ...(episode.omitExtra ? { omitExtra: episode.omitExtra } : {}),
+  });
   const atif = await atifWriter(config.run.atif_path, episode, deps.log);
   const save = async (messages: Message[], info: TrajectoryInfo) => {
     await writer.save(messages, info);
@@ -322,6 +331,7 @@ export async function runEpisode(
     try {
       await env.start(deps.signal);
       started = true;
+      if (episode.setup) await env.execute({ command: episode.setup }, deps.signal);
       await runStartupCommand(env, config.run.env_startup_command, deps.signal);
       const result = await agent.run(episode.task, episode.vars ?? {});
       return { result, agent, bytesWritten: writer.bytesWritten };
@@ -343,7 +353,8 @@ export async function runEpisode(
       throw caught;
     }
   } finally {
-    if (started && (config.run.save_tarball || config.run.save_patch)) {
+    const wanted = config.run.save_tarball || config.run.save_patch;
+    if (started && wanted && (episode.artifactsIf?.(agent.messages) ?? true)) {
       const { saveArtifacts } = await import("./artifacts.ts");
       const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
       if (Object.keys(errors).length) {

@@ -15,6 +15,15 @@ export const TRAJECTORY_FORMAT = "mini-swe-agent-1.1";
 export interface TrajectoryHead {
   /** Top-level keys written before `messages` (e.g. `instance_id` in batch runs). */
   top?: Record<string, Json>;
+  /** Keys of each message's `extra` left out of the file (ProgramBench's runner drops `raw_output`). */
+  omitExtra?: string[];
+}
+
+/** `message` without the `extra` keys in `omit` (the message itself is unchanged). */
+function without(message: object, omit: string[] | undefined): object {
+  const extra = (message as { extra?: Record<string, unknown> }).extra;
+  if (!omit?.length || !extra || !omit.some((k) => k in extra)) return message;
+  return { ...message, extra: Object.fromEntries(Object.entries(extra).filter(([k]) => !omit.includes(k))) };
 }
 
 const INDENT = "    ";
@@ -75,7 +84,8 @@ export class TrajectoryWriter {
     await this.#open();
     let body = "";
     for (let i = this.#written; i < messages.length; i++) {
-      body += (i === 0 ? "\n" : ",\n") + INDENT + indent(JSON.stringify(messages[i], null, 2));
+      const message = without(messages[i]!, this.#head.omitExtra);
+      body += (i === 0 ? "\n" : ",\n") + INDENT + indent(JSON.stringify(message, null, 2));
     }
     const tail = (messages.length ? "\n  ]" : "]") + ',\n  "info": ' +
       JSON.stringify(info, null, 2).replaceAll("\n", "\n  ") +

@@ -119,10 +119,24 @@ export class ResultFiles {
   /**
    * @param outDir the batch output directory (exists)
    * @param startedAt the batch start, epoch milliseconds (names the summary file)
+   * @param options `preds: false` writes no `preds.json` (ProgramBench's layout has none)
    */
-  constructor(outDir: string, startedAt: number) {
-    this.predsPath = `${outDir}/preds.json`;
+  constructor(outDir: string, startedAt: number, options: { preds?: boolean } = {}) {
+    this.predsPath = options.preds === false ? "" : `${outDir}/preds.json`;
     this.statusesPath = `${outDir}/exit_statuses_${Math.floor(startedAt / 1000)}.yaml`;
+  }
+
+  /** The ids `preds.json` holds now (none when it is missing or unreadable). */
+  async predictionIds(): Promise<Set<string>> {
+    if (!this.predsPath) return new Set();
+    try {
+      const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
+      return new Set(
+        parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.keys(parsed) : [],
+      );
+    } catch {
+      return new Set();
+    }
   }
 
   /** Set (or refresh) the prediction of an instance. */
@@ -170,14 +184,7 @@ export class ResultFiles {
   }
 
   async #writeAll(): Promise<void> {
-    let preds: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) preds = parsed;
-    } catch { /* missing or torn: rebuilt from this batch's entries */ }
-    for (const id of this.#drop) delete preds[id];
-    for (const [id, pred] of this.#set) preds[id] = pred;
-    await writeAtomic(this.predsPath, JSON.stringify(preds, null, 2));
+    if (this.predsPath) await this.#writePreds();
     if (Object.keys(this.byStatus).length === 0) return;
     const sorted = Object.fromEntries(Object.keys(this.byStatus).sort().map((k) => [k, this.byStatus[k]]));
     await writeAtomic(
@@ -187,5 +194,16 @@ export class ResultFiles {
         { indent: 4, seqNoIndent: true, lineWidth: -1 },
       ),
     );
+  }
+
+  async #writePreds(): Promise<void> {
+    let preds: Record<string, unknown> = {};
+    try {
+      const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) preds = parsed;
+    } catch { /* missing or torn: rebuilt from this batch's entries */ }
+    for (const id of this.#drop) delete preds[id];
+    for (const [id, pred] of this.#set) preds[id] = pred;
+    await writeAtomic(this.predsPath, JSON.stringify(preds, null, 2));
   }
 }

@@ -6,6 +6,7 @@
 import type { RunFlags } from "../cli.ts";
 import { type FlagSpec, parseFlags, UsageError } from "../flags.ts";
 import type { DockerHostSpec } from "./run_batch.ts";
+import type { BatchMode } from "./modes.ts";
 import { parseShard, parseSlice } from "./select.ts";
 
 /** Options of `claudius batch`: the single-run flags plus the batch's own. */
@@ -21,17 +22,30 @@ export interface BatchFlags extends RunFlags {
   shard?: { index: number; count: number };
   redoExisting: boolean;
   dockerHosts: DockerHostSpec[];
+  /** `--mode`: a benchmark run as upstream's runner runs it. */
+  mode: BatchMode;
+  /** `--instance ID|N`: run this one instance. */
+  instance?: string;
 }
 
 /** Help of `claudius batch`. */
 export const BATCH_HELP = `Usage: claudius batch INSTANCES [options]
 
 Run many episodes in parallel in one process; rerunning skips finished instances.
-INSTANCES is a JSON array or JSONL file of records {instance_id, problem_statement | task,
+INSTANCES is a JSON array, JSONL or parquet file of records {instance_id, problem_statement | task,
 [image_name], ...} or a directory of task files (id = file name without extension).
 
+Benchmark modes (as upstream's runners; an output directory resumes under either):
+  --mode programbench      INSTANCES: ProgramBench's task folders (<id>/task.yaml), a list of ids, or
+                           records; image <image_name>:task_cleanroom_v6; <out>/<id>/submission.tar.gz
+                           for every finished instance; config benchmarks/programbench; default -o
+                           programbench_results_<unix time>
+  --mode swebench          INSTANCES: an exported SWE-bench dataset (JSON, JSONL, parquet); done = in
+                           preds.json; a failed start gets an empty patch; config benchmarks/swebench
+  --instance ID|N          run this one instance (an id, or an index into the sorted ids), even if done
+
 Options:
-  -o, --output DIR         output directory (default: batch_results)
+  -o, --output DIR         output directory (default: batch_results; see --mode)
   -w, --workers N          concurrent episodes (default 1)
   -c, --config SPEC        as for a single run; environment.image, environment.cwd,
                            run.env_startup_command and model.script are templates over the record
@@ -73,6 +87,8 @@ const OPTIONS: Record<string, FlagSpec> = {
   shard: { type: "string" },
   "redo-existing": { type: "boolean" },
   "docker-host": { type: "string", multiple: true },
+  mode: { type: "string" },
+  instance: { type: "string" },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
 };
@@ -136,6 +152,10 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
       throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
     }
   }
+  const mode = s("mode") ?? "plain";
+  if (mode !== "plain" && mode !== "programbench" && mode !== "swebench") {
+    throw new UsageError(`--mode must be programbench or swebench, got '${mode}'`);
+  }
   const seed = whole("seed", s("seed"), 0);
   if (seed !== undefined && !values.shuffle) throw new UsageError("--seed needs --shuffle");
   const flags: BatchFlags = {
@@ -145,7 +165,7 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
     verbose: Boolean(values.verbose),
     redoExisting: Boolean(values["redo-existing"]),
     dockerHosts: ((values["docker-host"] as string[] | undefined) ?? []).map(parseDockerHost),
-    output: s("output") ?? "batch_results",
+    mode,
   };
   const set = <K extends keyof BatchFlags>(key: K, value: BatchFlags[K] | undefined) => {
     if (value !== undefined) flags[key] = value;
@@ -161,6 +181,8 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
   set("timeLimit", whole("time-limit", s("time-limit"), 0));
   set("slice", s("slice"));
   set("filter", s("filter"));
+  set("output", s("output"));
+  set("instance", s("instance"));
   if (values.shuffle) flags.shuffleSeed = seed ?? 42;
   if (s("shard") !== undefined) flags.shard = parseShard(s("shard")!);
   return flags;

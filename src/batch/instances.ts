@@ -1,34 +1,57 @@
 /**
- * Reading batch instances: a JSON array, a JSONL file (one record a line), or a directory of task
- * files. A record carries `instance_id` and its task (`problem_statement` or `task`), optionally
- * `image_name`, and any other fields (all of them reach templates as `instance`).
+ * Reading batch instances: a JSON array, a JSONL file (one record a line), a parquet file (an exported
+ * dataset), or a directory of task files. A record carries `instance_id` and its task
+ * (`problem_statement` or `task`), optionally `image_name`, and any other fields (all of them reach
+ * templates as `instance`). For ProgramBench, whose prompts come from the instance, the task may be
+ * absent, and ProgramBench's own task folders (`<id>/task.yaml`) and plain lists of ids are read too.
  *
  * @module
  */
+import { load } from "js-yaml";
 import { ConfigError } from "../errors.ts";
 import type { Instance } from "./select.ts";
 
+/** How {@link loadInstances} reads its input. */
+export interface LoadOptions {
+  /** Each record needs a task (default true); false also reads ProgramBench's task folders and id lists. */
+  taskRequired?: boolean;
+}
+
 /**
  * Load instances from a file or a directory. In a directory every regular, non-hidden file is one
- * instance: its id is the file name without its last extension, its task the file's text.
+ * instance: its id is the file name without its last extension, its task the file's text. Without
+ * `taskRequired`, a directory of ProgramBench task folders gives one instance per `<id>/task.yaml`
+ * (its fields, and `instance_id`), and a file of bare ids (one a line, `#` comments) one per id.
  *
  * @example
  * ```ts ignore
  * const instances = await loadInstances("tasks.jsonl");
  * instances[0]; // { instance_id: "astropy__astropy-12907", problem_statement: "...", ... }
  * ```
- * @throws {ConfigError} one line naming the file and the line (JSONL) or record (JSON array)
+ * @throws {ConfigError} one line naming the file and the line (JSONL), record (JSON array) or row (parquet)
  */
-export async function loadInstances(path: string): Promise<Instance[]> {
+export async function loadInstances(path: string, options: LoadOptions = {}): Promise<Instance[]> {
+  const taskRequired = options.taskRequired ?? true;
   let stat: Deno.FileInfo;
   try {
     stat = await Deno.stat(path);
   } catch (e) {
     throw new ConfigError(`Cannot read instances ${path}: ${(e as Error).message}`);
   }
-  const out = stat.isDirectory
-    ? await fromDirectory(path)
-    : parseInstances(await Deno.readTextFile(path), path);
+  let out: Instance[];
+  if (stat.isDirectory) {
+    const tasks = taskRequired ? [] : await fromTaskFolders(path);
+    out = tasks.length ? tasks : await fromDirectory(path);
+  } else if (path.endsWith(".parquet")) {
+    const { readParquetRecords } = await import("./_parquet.ts");
+    const rows = await readParquetRecords(path);
+    out = rows.map((row, k) => checkRecord(row, `${path}: row ${k + 1}`, taskRequired));
+  } else {
+    const text = await Deno.readTextFile(path);
+    out = !taskRequired && !/^\s*[[{]/.test(text)
+      ? idList(text, path)
+      : parseInstances(text, path, taskRequired);
+  }
   const seen = new Map<string, string>();
   for (const [k, inst] of out.entries()) {
     const where = stat.isDirectory ? `${path}/${inst.instance_id}` : `${path}: record ${k + 1}`;
@@ -50,7 +73,7 @@ export async function loadInstances(path: string): Promise<Instance[]> {
  * @param source the file name, for error messages
  * @throws {ConfigError} naming the line or record
  */
-export function parseInstances(text: string, source: string): Instance[] {
+export function parseInstances(text: string, source: string, taskRequired = true): Instance[] {
   if (text.trimStart().startsWith("[")) {
     let data: unknown;
     try {
@@ -61,7 +84,7 @@ export function parseInstances(text: string, source: string): Instance[] {
     if (!Array.isArray(data)) {
       throw new ConfigError(`Cannot parse instances ${source}: expected a JSON array`);
     }
-    return data.map((record, k) => checkRecord(record, `${source}: record ${k + 1}`));
+    return data.map((record, k) => checkRecord(record, `${source}: record ${k + 1}`, taskRequired));
   }
   const out: Instance[] = [];
   const lines = text.split("\n");
@@ -73,17 +96,17 @@ export function parseInstances(text: string, source: string): Instance[] {
     } catch (e) {
       throw new ConfigError(`Cannot parse instances ${source}:${k + 1}: ${(e as Error).message}`);
     }
-    out.push(checkRecord(record, `${source}:${k + 1}`));
+    out.push(checkRecord(record, `${source}:${k + 1}`, taskRequired));
   }
   return out;
 }
 
 /**
- * The task text of an instance: `problem_statement`, else `task`.
- * @throws {ConfigError} when neither is a string
+ * The task text of an instance: `problem_statement`, else `task` (else "" when not required).
+ * @throws {ConfigError} when neither is a string and a task is required
  */
-export function instanceTask(instance: Instance): string {
-  const task = instance.problem_statement ?? instance.task;
+export function instanceTask(instance: Instance, required = true): string {
+  const task = instance.problem_statement ?? instance.task ?? (required ? undefined : "");
   if (typeof task !== "string") {
     throw new ConfigError(`Cannot run instance ${instance.instance_id}: no problem_statement or task`);
   }
@@ -101,7 +124,7 @@ export function swebenchImageName(instance: Instance): string {
   return `docker.io/swebench/sweb.eval.x86_64.${id}:latest`.toLowerCase();
 }
 
-function checkRecord(record: unknown, where: string): Instance {
+function checkRecord(record: unknown, where: string, taskRequired: boolean): Instance {
   if (typeof record !== "object" || record === null || Array.isArray(record)) {
     throw new ConfigError(`Cannot load instances ${where}: expected a JSON object`);
   }
@@ -110,16 +133,56 @@ function checkRecord(record: unknown, where: string): Instance {
   if (typeof id !== "string" || id === "") {
     throw new ConfigError(`Cannot load instances ${where}: missing instance_id (a non-empty string)`);
   }
-  if (id === "." || id === ".." || id.includes("/") || id.includes("\0")) {
-    throw new ConfigError(`Cannot load instances ${where}: instance_id '${id}' cannot be a directory name`);
-  }
-  const task = r.problem_statement ?? r.task;
+  checkId(id, where);
+  const task = r.problem_statement ?? r.task ?? (taskRequired ? undefined : "");
   if (typeof task !== "string") {
     throw new ConfigError(
       `Cannot load instances ${where}: instance '${id}' needs a problem_statement or task (a string)`,
     );
   }
   return r as Instance;
+}
+
+function checkId(id: string, where: string): string {
+  if (id === "" || id === "." || id === ".." || id.includes("/") || id.includes("\0")) {
+    throw new ConfigError(`Cannot load instances ${where}: instance_id '${id}' cannot be a directory name`);
+  }
+  return id;
+}
+
+/** Bare ids, one a line; blank lines and `#` comments skipped. */
+function idList(text: string, source: string): Instance[] {
+  return text.split("\n").flatMap((line, k) => {
+    const id = line.replace(/#.*/, "").trim();
+    return id ? [{ instance_id: checkId(id, `${source}:${k + 1}`) }] : [];
+  });
+}
+
+/** ProgramBench's task folders: every `<dir>/<id>/task.yaml`, its fields plus `instance_id`. */
+async function fromTaskFolders(dir: string): Promise<Instance[]> {
+  const ids: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+    try {
+      if ((await Deno.stat(`${dir}/${entry.name}/task.yaml`)).isFile) ids.push(entry.name);
+    } catch { /* not a task folder */ }
+  }
+  ids.sort();
+  const out: Instance[] = [];
+  for (const id of ids) {
+    const path = `${dir}/${id}/task.yaml`;
+    let data: unknown;
+    try {
+      data = load(await Deno.readTextFile(path), { filename: path }) ?? {};
+    } catch (e) {
+      throw new ConfigError(`Cannot load instances ${path}: ${(e as Error).message.split("\n")[0]}`);
+    }
+    if (typeof data !== "object" || data === null || Array.isArray(data)) {
+      throw new ConfigError(`Cannot load instances ${path}: expected a mapping`);
+    }
+    out.push({ ...data as Record<string, unknown>, instance_id: id });
+  }
+  return out;
 }
 
 async function fromDirectory(dir: string): Promise<Instance[]> {

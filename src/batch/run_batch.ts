@@ -18,6 +18,7 @@ import { type Instance, selectInstances, type Selection } from "./select.ts";
 import { type Prediction, ResultFiles, trajectoryState } from "./_results.ts";
 import { BatchProgress } from "./progress.ts";
 import { GlobalLimits } from "../global_limits.ts";
+import { type BatchMode, MODES } from "./modes.ts";
 
 /** A docker engine and how many workers use it (undefined: a share of `workers`). */
 export interface DockerHostSpec {
@@ -41,6 +42,8 @@ export interface BatchOptions {
   /** Engines to spread containers over (empty: the default engine). */
   dockerHosts: DockerHostSpec[];
   verbose: boolean;
+  /** A benchmark run as upstream's runner does it (see `modes.ts`); default `plain`. */
+  mode?: BatchMode;
 }
 
 /** Everything impure a batch needs (main.ts passes the real ones). */
@@ -79,6 +82,7 @@ export interface BatchSummary {
   interrupted: boolean;
   /** `MSWEA_GLOBAL_COST_LIMIT` / `MSWEA_GLOBAL_CALL_LIMIT` was reached: no instance was started after. */
   globalLimitReached: boolean;
+  /** `preds.json`, or "" when the mode writes none. */
   predsPath: string;
   statusesPath: string;
   elapsedMs: number;
@@ -143,19 +147,28 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const outDir = resolvePath(options.outDir, deps.cwd);
-  const all = await loadInstances(resolvePath(options.instancesPath, deps.cwd));
+  const rules = MODES[options.mode ?? "plain"];
+  const all =
+    (await loadInstances(resolvePath(options.instancesPath, deps.cwd), { taskRequired: rules.taskRequired }))
+      .map((inst) => rules.prepare(inst, deps.hostEnv));
   const selected = selectInstances(all, options.selection);
   await Deno.mkdir(outDir, { recursive: true });
-  const files = new ResultFiles(outDir, startedAt);
+  const files = new ResultFiles(outDir, startedAt, { preds: rules.writesPreds });
   const trajPath = (id: string) => `${outDir}/${id}/${id}.traj.json`;
+  // `--instance` runs its instance whatever it left before, as upstream's swebench-single does.
+  const redo = options.redoExisting || options.selection.instance !== undefined;
+  const inPreds = redo || !rules.writesPreds ? new Set<string>() : await files.predictionIds();
 
   const todo: Instance[] = [];
   for (const inst of selected) {
-    const state = options.redoExisting ? null : await trajectoryState(trajPath(inst.instance_id));
-    if (state?.finished) {
-      files.setPrediction(prediction(inst.instance_id, state.modelName, state.submission, state.bestOfK));
+    const id = inst.instance_id;
+    const state = redo ? null : await trajectoryState(trajPath(id));
+    if (!redo && await rules.done(`${outDir}/${id}`, state, inPreds.has(id))) {
+      if (state?.finished) {
+        files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
+      }
     } else {
-      files.dropPrediction(inst.instance_id);
+      files.dropPrediction(id);
       todo.push(inst);
     }
   }
@@ -172,6 +185,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       `${todo.length} to run -> ${outDir}`,
   );
 
+  for (const line of rules.notes(options.config)) progress.log(line);
   const globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
   if (globalLimits.active) progress.log(globalLimits.describe());
   const slots = workerSlots(Math.max(1, options.workers), options.dockerHosts);
@@ -200,15 +214,17 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     let error = "";
     try {
       await Deno.remove(path).catch(() => {});
-      const config = instanceConfig(options.config, inst, outDir);
+      await rules.clear(`${outDir}/${id}`);
+      const config = rules.configure(instanceConfig(options.config, inst, outDir), inst);
       if (String(config.environment.environment_class) === "local" && !options.config.environment.cwd) {
         await Deno.remove(String(config.environment.cwd), { recursive: true }).catch(() => {});
       }
       const r = await runEpisode(config, {
-        task: instanceTask(inst),
+        task: instanceTask(inst, rules.taskRequired),
         outputPath: path,
         vars: { instance: inst },
         top: { instance_id: id },
+        ...rules.episode,
       }, {
         hostEnv: deps.hostEnv,
         log: (line) => {
@@ -239,16 +255,13 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       if (env) live.delete(env);
     }
     const state = await trajectoryState(path);
-    if (state?.finished) {
-      files.record(
-        id,
-        status,
-        prediction(id, state.modelName || fallbackModel, state.submission, state.bestOfK),
-      );
-    } else {
-      files.record(id, status, null);
-      unfinished.push(id);
-    }
+    const { finished, patch } = await rules.outcome(`${outDir}/${id}`, state);
+    files.record(
+      id,
+      status,
+      patch === null ? null : prediction(id, state?.modelName || fallbackModel, patch, state?.bestOfK),
+    );
+    if (!finished) unfinished.push(id);
     error ||= state?.error ?? "";
     progress.finish(id, status, status === "Submitted" ? "" : error.split("\n")[0]!.slice(0, 200));
     await files.flush();

@@ -22,6 +22,11 @@ export interface Selection {
   slice?: string;
   /** 1-based shard `i` of `n`: positions i-1, i-1+n, i-1+2n, ... of what is left. */
   shard?: { index: number; count: number };
+  /**
+   * One instance, as upstream's `swebench-single -i`: its id, or a number indexing the ids in sorted
+   * order. Applied first; the rest of the selection then applies to it.
+   */
+  instance?: string;
 }
 
 /**
@@ -37,6 +42,7 @@ export interface Selection {
  */
 export function selectInstances(instances: Instance[], selection: Selection): Instance[] {
   let out = [...instances];
+  if (selection.instance !== undefined) out = [pickInstance(out, selection.instance)];
   if (selection.shuffleSeed !== undefined) {
     out.sort((a, b) => compareCodePoints(a.instance_id, b.instance_id));
     pythonShuffle(out, selection.shuffleSeed);
@@ -58,6 +64,24 @@ export function selectInstances(instances: Instance[], selection: Selection): In
     out = out.filter((_, k) => k % count === index - 1);
   }
   return out;
+}
+
+/**
+ * The instance `spec` names: an id, or (all digits) an index into the ids sorted as Python sorts them.
+ * @throws {UsageError} when there is no such instance
+ */
+export function pickInstance(instances: Instance[], spec: string): Instance {
+  const byId = instances.find((i) => i.instance_id === spec);
+  if (byId) return byId;
+  if (/^\d+$/.test(spec)) {
+    const sorted = [...instances].sort((a, b) => compareCodePoints(a.instance_id, b.instance_id));
+    const picked = sorted[Number(spec)];
+    if (picked) return picked;
+  }
+  throw new UsageError(
+    `--instance ${spec}: no instance has that id` +
+      (/^\d+$/.test(spec) ? ` and there are only ${instances.length} instances` : ""),
+  );
 }
 
 /**

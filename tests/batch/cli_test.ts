@@ -88,10 +88,25 @@ Deno.test("parseBatchArgs() reads the batch flags and rejects bad ones", () => {
     "unix:///s",
   ]);
   assert(f !== "help");
-  assertEquals([f.instances, f.workers, f.shuffleSeed, f.shard, f.output], ["x.jsonl", 8, 42, {
-    index: 2,
-    count: 4,
-  }, "batch_results"]);
+  assertEquals([f.instances, f.workers, f.shuffleSeed, f.shard, f.output, f.mode], [
+    "x.jsonl",
+    8,
+    42,
+    {
+      index: 2,
+      count: 4,
+    },
+    undefined,
+    "plain",
+  ]);
+  const pb = parseBatchArgs(["tasks", "--mode", "programbench", "--instance", "3", "-o", "out"]);
+  assert(pb !== "help");
+  assertEquals([pb.mode, pb.instance, pb.output], ["programbench", "3", "out"]);
+  assertThrows(
+    () => parseBatchArgs(["a", "--mode", "swe"]),
+    UsageError,
+    "--mode must be programbench or swebench",
+  );
   assertEquals(f.dockerHosts, [{ host: "ssh://u@h", capacity: 3 }, { host: "unix:///s" }]);
   assertEquals(parseBatchArgs(["-h"]), "help");
   assertThrows(() => parseBatchArgs([]), UsageError, "INSTANCES");

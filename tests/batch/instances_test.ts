@@ -59,3 +59,57 @@ Deno.test("swebenchImageName() follows SWE-bench's naming unless the record name
   assertEquals(swebenchImageName({ instance_id: "x", image_name: "my/Image:1" }), "my/Image:1");
   assertEquals(swebenchImageName({ instance_id: "x", docker_image: "d:2" }), "d:2");
 });
+
+Deno.test("loadInstances() reads an exported parquet dataset (snappy) and names the export step for other codecs", async () => {
+  const list = await loadInstances(`${DATA}swebench.parquet`);
+  assertEquals(list, [
+    {
+      instance_id: "acme__widget-1",
+      repo: "acme/widget",
+      problem_statement: "Widgets crash on naïve input.\nSecond line.",
+      FAIL_TO_PASS: '["tests/test_w.py::test_naive"]',
+      patch_lines: 12,
+      created_at: "2024-05-01T12:00:00.000Z",
+    },
+    {
+      instance_id: "acme__widget-2",
+      repo: "acme/widget",
+      problem_statement: "Add a --verbose flag.",
+      FAIL_TO_PASS: "[]",
+      patch_lines: "9007199254740993",
+      created_at: "2024-06-02T08:30:00.000Z",
+    },
+  ]);
+  await assertRejects(
+    () => loadInstances(`${DATA}swebench_zstd.parquet`),
+    ConfigError,
+    "ZSTD; claudius reads uncompressed and snappy parquet",
+  );
+  const notParquet = await Deno.makeTempFile({ suffix: ".parquet" });
+  await Deno.writeTextFile(notParquet, "not parquet");
+  await assertRejects(() => loadInstances(notParquet), ConfigError, `Cannot read instances ${notParquet}`);
+});
+
+Deno.test("loadInstances() without a required task: ProgramBench's task folders and lists of ids", async () => {
+  const dir = await Deno.makeTempDir();
+  for (const id of ["zed__tool.abc", "acme__cli.123"]) {
+    await Deno.mkdir(`${dir}/${id}/tests`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/${id}/task.yaml`, `language: rust\nrepository: ${id}\n`);
+  }
+  await Deno.mkdir(`${dir}/not-a-task`);
+  assertEquals(await loadInstances(dir, { taskRequired: false }), [
+    { language: "rust", repository: "acme__cli.123", instance_id: "acme__cli.123" },
+    { language: "rust", repository: "zed__tool.abc", instance_id: "zed__tool.abc" },
+  ]);
+  const ids = await file("# ProgramBench ids\nacme__cli.123\n\nzed__tool.abc  # the second\n");
+  assertEquals(await loadInstances(ids, { taskRequired: false }), [
+    { instance_id: "acme__cli.123" },
+    { instance_id: "zed__tool.abc" },
+  ]);
+  const records = await file('{"instance_id": "x", "image_name": "img"}\n');
+  assertEquals(await loadInstances(records, { taskRequired: false }), [{
+    instance_id: "x",
+    image_name: "img",
+  }]);
+  await assertRejects(() => loadInstances(records), ConfigError, "needs a problem_statement or task");
+});
