@@ -43,6 +43,8 @@ export interface EpisodeDeps {
   now?: () => number;
   /** Engine address for container environments (`DOCKER_HOST` of every engine CLI call). */
   dockerHost?: string;
+  /** Called with the model right after it is built (before the environment). */
+  onModel?: (model: Model) => void;
   /** Called with the environment right after it is built (the batch runner tracks live ones). */
   onEnvironment?: (env: Environment) => void;
   /** Aborted on a second signal: artifact commands are killed at once. */
@@ -307,6 +309,7 @@ export async function runEpisode(
     ...deps,
     globalLimits,
   });
+  deps.onModel?.(model);
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, {

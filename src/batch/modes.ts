@@ -63,8 +63,11 @@ export interface ModeRules {
   done(dir: string, state: TrajectoryState | null, inPreds: boolean): Promise<boolean>;
   /** Remove what a previous attempt left (before the instance runs again). */
   clear(dir: string): Promise<void>;
-  /** What the instance's run left: finished or not, and its prediction. */
-  outcome(dir: string, state: TrajectoryState | null): Promise<Outcome>;
+  /**
+   * What the instance's run left: finished or not, and its prediction.
+   * @param built the model was built, so a failure after it was the environment's (or the instance's)
+   */
+  outcome(dir: string, state: TrajectoryState | null, built: boolean): Promise<Outcome>;
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -98,9 +101,11 @@ const SWEBENCH: ModeRules = {
   name: "swebench",
   baseConfig: "benchmarks/swebench",
   done: (_dir, state, inPreds) => Promise.resolve(inPreds || state?.finished === true),
-  outcome: (_dir, state) =>
+  // Upstream writes an empty patch when the environment fails to start; a model that cannot be built
+  // fails outside its try block and leaves no entry.
+  outcome: (_dir, state, built) =>
     Promise.resolve(
-      state === null || state.failedStart ? { finished: true, patch: "" } : finishedOnly(state),
+      built && (state === null || state.failedStart) ? { finished: true, patch: "" } : finishedOnly(state),
     ),
 };
 

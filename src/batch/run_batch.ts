@@ -191,6 +191,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
   const slots = workerSlots(Math.max(1, options.workers), options.dockerHosts);
   const live = new Set<Environment>();
   const unfinished: string[] = [];
+  const notes = new Set<string>();
   const tag = Array.from(crypto.getRandomValues(new Uint8Array(3)), (b) => b.toString(16).padStart(2, "0"))
     .join("");
   let next = 0;
@@ -209,6 +210,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     let steps = 0;
     let cost = 0;
     let env: Environment | undefined;
+    let modelBuilt = false;
     progress.start(id, host ?? "");
     let status: string;
     let error = "";
@@ -229,6 +231,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
         hostEnv: deps.hostEnv,
         log: (line) => {
           if (options.verbose || /^(warning|error)/i.test(line)) progress.log(`[${id}] ${line}`);
+          else if (line.startsWith("note:") && !notes.has(line)) progress.log((notes.add(line), line));
         },
         signal: controller.signal,
         onMessage: (m: Message) => {
@@ -239,6 +242,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
         runId: `b${tag}${++counter}`,
         cwd: deps.cwd,
         ...(host ? { dockerHost: host } : {}),
+        onModel: () => (modelBuilt = true),
         onEnvironment: (e) => live.add(env = e),
         ...(deps.force ? { force: deps.force } : {}),
         globalLimits,
@@ -255,7 +259,7 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       if (env) live.delete(env);
     }
     const state = await trajectoryState(path);
-    const { finished, patch } = await rules.outcome(`${outDir}/${id}`, state);
+    const { finished, patch } = await rules.outcome(`${outDir}/${id}`, state, modelBuilt);
     files.record(
       id,
       status,

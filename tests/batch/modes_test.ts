@@ -144,21 +144,32 @@ Deno.test("swebench mode: done = in preds.json (upstream's rule), a failed start
     { id: "s-fail", replies: [submit("never")], fields: { workdir: "/proc/self/no/such/dir" } },
     { id: "s-int", replies: [step(`touch ${marker}; sleep 30`), submit("late")], fields: work("s-int") },
     { id: "s-up", replies: [submit("never")], fields: work("s-up") },
+    { id: "s-nomodel", replies: [], fields: work("s-nomodel") },
   ], dir);
+  // A model that cannot be built fails outside upstream's try block: no entry, redone on a rerun.
+  await Deno.remove(`${fx.scripts}/s-nomodel.json`);
   // s-up was done by upstream's runner: its id is in preds.json (no trajectory).
   await Deno.mkdir(fx.out, { recursive: true });
   const upstream = { model_name_or_path: "m", instance_id: "s-up", model_patch: "UP" };
   await Deno.writeTextFile(`${fx.out}/preds.json`, JSON.stringify({ "s-up": upstream }));
   const cfg = await config([...fx.specs, "environment.cwd={{instance.workdir}}"]);
   const controller = new AbortController();
-  interruptWhen(controller, marker, fx.out, ["s-ok", "s-fail"]);
+  interruptWhen(controller, marker, fx.out, ["s-ok", "s-fail", "s-nomodel"]);
   const s = await runBatch(
     options(fx.instances, fx.out, cfg, { mode: "swebench" }),
     deps(dir, controller.signal),
   );
   assertEquals(s.skipped, 1);
-  assertEquals(s.byStatus, { Submitted: ["s-ok"], NotFound: ["s-fail"], Interrupted: ["s-int"] });
-  assertEquals(s.unfinished, ["s-int"], "a failed start counts as done, as upstream counts it");
+  assertEquals(sorted(s.byStatus), {
+    Submitted: ["s-ok"],
+    NotFound: ["s-fail", "s-nomodel"],
+    Interrupted: ["s-int"],
+  });
+  assertEquals(
+    s.unfinished.sort(),
+    ["s-int", "s-nomodel"],
+    "a failed start counts as done, as upstream counts it",
+  );
   const preds = JSON.parse(await Deno.readTextFile(`${fx.out}/preds.json`));
   assertEquals(Object.keys(preds).sort(), ["s-fail", "s-ok", "s-up"], "upstream's skip rule: these are done");
   assertEquals([preds["s-ok"].model_patch, preds["s-fail"].model_patch, preds["s-up"]], [
@@ -168,11 +179,15 @@ Deno.test("swebench mode: done = in preds.json (upstream's rule), a failed start
   ]);
 
   await Deno.writeTextFile(`${fx.scripts}/s-int.json`, JSON.stringify([submit("late")]));
-  const again = await runBatch(options(fx.instances, fx.out, cfg, { mode: "swebench" }), deps(dir));
-  assertEquals([again.skipped, again.byStatus], [3, { Submitted: ["s-int"] }]);
+  await Deno.writeTextFile(`${fx.scripts}/s-nomodel.json`, JSON.stringify([submit("model")]));
+  const again = await runBatch(
+    options(fx.instances, fx.out, cfg, { mode: "swebench", workers: 1 }),
+    deps(dir),
+  );
+  assertEquals([again.skipped, again.byStatus], [3, { Submitted: ["s-int", "s-nomodel"] }]);
   // --instance reruns one instance whatever it left: by id, or by index into the sorted ids.
   const one = await runBatch(
-    options(fx.instances, fx.out, cfg, { mode: "swebench", selection: { instance: "2" } }),
+    options(fx.instances, fx.out, cfg, { mode: "swebench", selection: { instance: "3" } }),
     deps(dir),
   );
   assertEquals(one.byStatus, { Submitted: ["s-ok"] });
