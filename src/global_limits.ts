@@ -9,20 +9,14 @@
  *
  * @module
  */
-import { ConfigError } from "./errors.ts";
+import { ConfigError, RuntimeError } from "./errors.ts";
 import type { ChatClient, ChatRequest, Completion } from "./types.ts";
 
 /** Upstream's message when a global limit is reached (it starts the exit message's text). */
 export const GLOBAL_LIMIT_MESSAGE = "Global cost/call limit exceeded";
 
-/** A global limit was reached; the exit status is upstream's (`RuntimeError`). */
-export class GlobalLimitExceeded extends Error {
-  /** @param message upstream's text, `Global cost/call limit exceeded: $<cost> / <calls>` */
-  constructor(message: string) {
-    super(message);
-    this.name = "RuntimeError";
-  }
-}
+/** A global limit was reached: upstream's `RuntimeError` (its exit status). */
+export class GlobalLimitExceeded extends RuntimeError {}
 
 function limit(env: Readonly<Record<string, string | undefined>>, name: string, integer: boolean): number {
   const raw = env[name];
