@@ -71,9 +71,10 @@ Options:
       --cost-limit X       agent.cost_limit in dollars (0 = none)
       --time-limit S       agent.wall_time_limit_seconds (0 = none)
       --cwd DIR            environment.cwd (local default: ./workspace, created)
-  -c, --config SPEC        config file, built-in name (default, textbased, daemon) or key=value;
-                           repeatable, merged left to right; built-in 'default' comes first unless a
-                           file or 'textbased' is given ('daemon' adds Daemon's mechanisms to it)
+  -c, --config SPEC        config file or name (looked up in ., $MSWEA_CONFIG_DIR, the built-ins default,
+                           textbased, daemon, benchmarks/*) or key=value; repeatable, merged left to right;
+                           built-in 'default' comes first unless a file or 'textbased' is given ('daemon'
+                           adds Daemon's mechanisms to it)
   -o, --output FILE        trajectory path (default runs/<UTC timestamp>.traj.json)
   -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
       --version            print the version
@@ -83,7 +84,9 @@ Exit codes: 0 Submitted, 1 error, 2 usage or config error, 3 LimitsExceeded, 4 T
 5 RepeatedFormatError, 6 EnvironmentLost, 129 Hangup (SIGHUP), 130 Interrupted (SIGINT),
 131 Quit (SIGQUIT), 143 Terminated (SIGTERM); a second signal ends at once.
 Environment: API keys come from the variable named by model.api_key_env (e.g. OPENAI_API_KEY);
-.env in the current directory, then ~/.config/claudius/.env, fill variables that are not set.`;
+.env in the current directory, then ~/.config/claudius/.env, then upstream's ~/.config/mini-swe-agent/.env
+($MSWEA_GLOBAL_CONFIG_DIR) fill variables that are not set. MSWEA_GLOBAL_COST_LIMIT and
+MSWEA_GLOBAL_CALL_LIMIT cap all model calls of the process.`;
 
 function num(flag: string, value: string | undefined, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
