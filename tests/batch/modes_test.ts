@@ -141,13 +141,14 @@ Deno.test("swebench mode: done = in preds.json (upstream's rule), a failed start
   const work = (id: string) => ({ workdir: `${dir}/work/${id}` });
   const fx = await writeBatch([
     { id: "s-ok", replies: [submit("PATCH")], fields: work("s-ok") },
-    { id: "s-fail", replies: [submit("never")], fields: { workdir: "/proc/self/no/such/dir" } },
+    { id: "s-fail", replies: [submit("never")], fields: { workdir: `${dir}/a-file/work` } },
     { id: "s-int", replies: [step(`touch ${marker}; sleep 30`), submit("late")], fields: work("s-int") },
     { id: "s-up", replies: [submit("never")], fields: work("s-up") },
     { id: "s-nomodel", replies: [], fields: work("s-nomodel") },
   ], dir);
   // A model that cannot be built fails outside upstream's try block: no entry, redone on a rerun.
   await Deno.remove(`${fx.scripts}/s-nomodel.json`);
+  await Deno.writeTextFile(`${dir}/a-file`, "not a directory: s-fail's working directory cannot be made");
   // s-up was done by upstream's runner: its id is in preds.json (no trajectory).
   await Deno.mkdir(fx.out, { recursive: true });
   const upstream = { model_name_or_path: "m", instance_id: "s-up", model_patch: "UP" };
@@ -162,7 +163,8 @@ Deno.test("swebench mode: done = in preds.json (upstream's rule), a failed start
   assertEquals(s.skipped, 1);
   assertEquals(sorted(s.byStatus), {
     Submitted: ["s-ok"],
-    NotFound: ["s-fail", "s-nomodel"],
+    NotADirectory: ["s-fail"],
+    NotFound: ["s-nomodel"],
     Interrupted: ["s-int"],
   });
   assertEquals(
