@@ -77,6 +77,7 @@ export function resolveEndpoint(modelName: string, baseUrl?: string, apiKeyEnv?:
   // No prefix and no URL means OpenAI (as in litellm); no prefix with a URL is an unknown server,
   // which gets no default key (an OpenAI key must not leak to it) and may or may not report cost.
   if (preset === undefined && baseUrl === undefined && slash < 0) preset = PRESETS.openai;
+  const overridden = baseUrl !== undefined;
   if (baseUrl === undefined) {
     if (preset === undefined) {
       throw new ConfigError(
@@ -102,7 +103,8 @@ export function resolveEndpoint(modelName: string, baseUrl?: string, apiKeyEnv?:
     baseUrl: baseUrl.replace(/\/+$/, ""),
     model,
     apiKeyEnv: apiKeyEnv ?? preset?.apiKeyEnv,
-    reportsCost: preset?.reportsCost ?? "unknown",
+    // Another server behind a paid provider's name (a proxy, a test server) may well report cost.
+    reportsCost: overridden && preset?.apiKeyEnv !== undefined ? "unknown" : preset?.reportsCost ?? "unknown",
     body: preset?.body ?? {},
   };
 }
