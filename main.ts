@@ -45,28 +45,27 @@ function clip(message: string): string {
   return more > 0 ? `${message.slice(0, SHOWN_CHARS)}... [${more} more characters]` : message;
 }
 
-async function readDotEnv(path: string): Promise<Record<string, string>> {
-  try {
-    return parseDotEnv(await Deno.readTextFile(path));
-  } catch {
-    return {};
-  }
-}
-
 /**
  * The process environment, filled (never overridden) from ./.env, then the user config dir, then
- * upstream's global `.env` (`$MSWEA_GLOBAL_CONFIG_DIR/.env`, else `~/.config/mini-swe-agent/.env`).
+ * upstream's global `.env` (`$MSWEA_GLOBAL_CONFIG_DIR/.env`, else `~/.config/mini-swe-agent/.env`),
+ * each read as python-dotenv reads it (`${VAR}` expanded from what is set so far).
  */
 async function hostEnvironment(): Promise<Record<string, string>> {
   const env = Deno.env.toObject();
   const configHome = env.XDG_CONFIG_HOME || (env.HOME ? `${env.HOME}/.config` : "");
-  const files = [".env", ...(configHome ? [`${configHome}/claudius/.env`] : [])];
-  const fill = (vars: Record<string, string>) => {
-    for (const [k, v] of Object.entries(vars)) if (!(k in env)) env[k] = v;
+  const fill = async (file: string) => {
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) err(`warning: Cannot read ${file}: ${(e as Error).message}`);
+      return;
+    }
+    for (const [k, v] of Object.entries(parseDotEnv(text, env))) if (!(k in env)) env[k] = v;
   };
-  for (const file of files) fill(await readDotEnv(file));
+  for (const file of [".env", ...(configHome ? [`${configHome}/claudius/.env`] : [])]) await fill(file);
   const upstreamDir = env.MSWEA_GLOBAL_CONFIG_DIR || (configHome ? `${configHome}/mini-swe-agent` : "");
-  if (upstreamDir) fill(await readDotEnv(`${upstreamDir}/.env`));
+  if (upstreamDir) await fill(`${upstreamDir}/.env`);
   return env;
 }
 

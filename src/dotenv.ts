@@ -1,30 +1,122 @@
 /**
- * `.env` files: `KEY=value` lines as dotenv reads them (comments, `export`, single, double and
- * backtick quotes, `\n` in double quotes, inline ` #` comments after unquoted values).
+ * `.env` files read exactly as python-dotenv's `load_dotenv` (which upstream uses) reads them: an
+ * unquoted value ends at whitespace followed by `#` (so `K=x#y` is `x#y`), single and double quotes
+ * may span lines, double quotes know `\n \t \" \\ ...`, backticks are not quotes, a line that does not
+ * parse is skipped, a key without `=` sets nothing, and `${VAR}` / `${VAR:-default}` are expanded
+ * from the process environment first, then from the keys above.
  *
  * @module
  */
 
-const LINE =
-  /^\s*(?:export\s+)?([\w.-]+)\s*=\s*(?:'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|`([^`]*)`|([^\n]*?))\s*(?:#.*)?$/;
+/** Python's Unicode whitespace without CR and LF (`[^\S\r\n]` in python-dotenv's patterns). */
+const H = "\\t\\v\\f\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+/** Python's `\s`. */
+const S = `${H}\\r\\n`;
+
+const sticky = (source: string) => new RegExp(source, "y");
+const RE = {
+  space: sticky(`[${S}]*`),
+  export: sticky(`(?:export[${H}]+)?`),
+  quotedKey: sticky(`'([^']+)'`),
+  key: sticky(`([^=#${S}]+)`),
+  blank: sticky(`[${H}]*`),
+  equals: sticky(`=[${H}]*`),
+  single: sticky(`'((?:\\\\'|[^'])*)'`),
+  double: sticky(`"((?:\\\\"|[^"])*)"`),
+  bare: sticky(`[^\\r\\n]*`),
+  comment: sticky(`(?:[${H}]*#[^\\r\\n]*)?`),
+  eol: sticky(`[${H}]*(?:\\r\\n|\\n|\\r|$)`),
+  rest: sticky(`[^\\r\\n]*(?:\\r|\\n|\\r\\n)?`),
+};
+const INLINE_COMMENT = new RegExp(`[${S}]+#.*`);
+const TRAILING_SPACE = new RegExp(`[${S}]+$`);
+const DOUBLE_ESCAPES: Record<string, string> = {
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+};
+const VARIABLE = /\$\{([^}:]*)(?::-([^}]*))?\}/g;
+
+/** A position in the text; `read` advances it or throws (python-dotenv's `Reader`). */
+class Reader {
+  pos = 0;
+  constructor(readonly text: string) {}
+
+  read(re: RegExp): RegExpExecArray {
+    re.lastIndex = this.pos;
+    const m = re.exec(this.text);
+    if (!m) throw new SyntaxError("pattern not found");
+    this.pos = re.lastIndex;
+    return m;
+  }
+}
+
+function value(r: Reader): string {
+  const c = r.text[r.pos];
+  if (c === "'") return r.read(RE.single)[1]!.replace(/\\([\\'])/g, "$1");
+  if (c === '"') return r.read(RE.double)[1]!.replace(/\\([\\'"abfnrtv])/g, (_, e) => DOUBLE_ESCAPES[e]!);
+  if (c === undefined || c === "\n" || c === "\r") return "";
+  return r.read(RE.bare)[0].replace(INLINE_COMMENT, "").replace(TRAILING_SPACE, "");
+}
+
+/** The bindings of a `.env` text in order; `null` for a key without `=`. */
+function bindings(text: string): [string, string | null][] {
+  const r = new Reader(text);
+  const out: [string, string | null][] = [];
+  while (r.pos < text.length) {
+    try {
+      r.read(RE.space);
+      if (r.pos >= text.length) break;
+      r.read(RE.export);
+      const c = text[r.pos];
+      const key = c === "#" ? null : r.read(c === "'" ? RE.quotedKey : RE.key)[1]!;
+      r.read(RE.blank);
+      const v = text[r.pos] === "=" ? (r.read(RE.equals), value(r)) : null;
+      r.read(RE.comment);
+      r.read(RE.eol);
+      if (key !== null) out.push([key, v]);
+    } catch {
+      r.read(RE.rest); // an unparsable statement: skip the rest of its line
+    }
+  }
+  return out;
+}
 
 /**
- * Parse `.env` text into variables (later lines win); lines that are not assignments are skipped.
+ * Parse `.env` text into the variables it sets (later lines win), with `${VAR}` and
+ * `${VAR:-default}` expanded as python-dotenv does under `load_dotenv(override=False)`: from `env`
+ * first, then from the keys above. Keys without `=` and lines that do not parse set nothing.
+ * CR LF and CR count as LF, as when Python reads the file in text mode.
  *
  * @example
  * ```ts
  * import { parseDotEnv } from "./dotenv.ts";
- * parseDotEnv('A=1\n# note\nexport B="two\\nlines"\nC=x # comment'); // { A: "1", B: "two\nlines", C: "x" }
+ * parseDotEnv('A=1 # note\nB=x#y\nexport C="two\nlines"\nD=${A}-${E:-e}', {});
+ * // { A: "1", B: "x#y", C: "two\nlines", D: "1-e" }
  * ```
+ * @param text the file's content
+ * @param env the process environment (wins in expansions)
  */
-export function parseDotEnv(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
-    const m = LINE.exec(line);
-    if (!m) continue;
-    const [, key, single, double, backtick, bare] = m;
-    out[key!] = single ?? backtick ??
-      (double !== undefined ? double.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1") : bare!.trim());
+export function parseDotEnv(
+  text: string,
+  env: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const raw = new Map<string, string | null>();
+  for (const [key, v] of bindings(text.replace(/\r\n?/g, "\n"))) {
+    const expanded = v === null ? null : v.replace(VARIABLE, (_, name: string, dflt?: string) => {
+      const found = Object.hasOwn(env, name) ? env[name] : raw.has(name) ? raw.get(name) : dflt ?? "";
+      return found ?? "";
+    });
+    raw.set(key, expanded);
   }
+  const out: Record<string, string> = {};
+  for (const [key, v] of raw) if (v !== null) out[key] = v;
   return out;
 }
