@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type FlagSpec, parseFlags, UsageError } from "./flags.ts";
+import { type FlagSpec, parseFlags, parseNumberFlag, UsageError } from "./flags.ts";
 import { VERSION } from "./version.ts";
 
 export { UsageError, VERSION };
@@ -88,15 +88,6 @@ Environment: API keys come from the variable named by model.api_key_env (e.g. OP
 ($MSWEA_GLOBAL_CONFIG_DIR) fill variables that are not set. MSWEA_GLOBAL_COST_LIMIT and
 MSWEA_GLOBAL_CALL_LIMIT cap all model calls of the process.`;
 
-function num(flag: string, value: string | undefined, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`--${flag} must be a ${integer ? "whole " : ""}number >= 0, got '${value}'`);
-  }
-  return n;
-}
-
 /**
  * Parse argv into a {@link Command}.
  * @throws {UsageError} for unknown flags, missing values, bad numbers
@@ -163,9 +154,9 @@ export function parseCommand(argv: string[]): Command {
   set("baseUrl", s("base-url"));
   set("env", s("env"));
   set("image", s("image"));
-  set("stepLimit", num("step-limit", s("step-limit"), true));
-  set("costLimit", num("cost-limit", s("cost-limit"), false));
-  set("timeLimit", num("time-limit", s("time-limit"), true));
+  set("stepLimit", parseNumberFlag("step-limit", s("step-limit"), { integer: true }));
+  set("costLimit", parseNumberFlag("cost-limit", s("cost-limit")));
+  set("timeLimit", parseNumberFlag("time-limit", s("time-limit"), { integer: true }));
   set("cwd", s("cwd"));
   set("output", s("output"));
   return { kind: "run", flags };

@@ -76,3 +76,35 @@ export function parseFlags(argv: string[], specs: Record<string, FlagSpec>): Par
   }
   return { values, positionals };
 }
+
+/**
+ * A numeric flag's value, the one parser of every number on the command line (single runs and
+ * batches alike): decimal, with an optional fraction and exponent (`3`, `0.5`, `1e-3`).
+ *
+ * @example
+ * ```ts
+ * import { parseNumberFlag } from "./flags.ts";
+ * parseNumberFlag("cost-limit", "1e-3"); // 0.001
+ * parseNumberFlag("workers", "4", { integer: true, min: 1 }); // 4
+ * ```
+ * @param flag the flag's long name, for the message
+ * @param value the text given (undefined: the flag was not given)
+ * @param opts `integer` for whole numbers (`2.0` and `1e3` count), `min` the least value (default 0)
+ * @returns the number, or undefined when `value` is undefined
+ * @throws {UsageError} naming the flag and the value when it is not such a number
+ */
+export function parseNumberFlag(
+  flag: string,
+  value: string | undefined,
+  opts: { integer?: boolean; min?: number } = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const { integer = false, min = 0 } = opts;
+  const n = Number(value);
+  if (
+    !/^\s*\+?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) || n < min || (integer && !Number.isInteger(n))
+  ) {
+    throw new UsageError(`--${flag} must be a ${integer ? "whole " : ""}number >= ${min}, got '${value}'`);
+  }
+  return n;
+}

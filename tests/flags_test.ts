@@ -29,3 +29,30 @@ Deno.test("parseFlags() names the flag in every error", () => {
     "option '-t' given more than once",
   );
 });
+
+Deno.test("claudius and claudius batch read numeric flags alike (one parser)", async () => {
+  const { parseCommand } = await import("../src/cli.ts");
+  const { parseBatchArgs } = await import("../src/batch/cli.ts");
+  const single = (v: string) => {
+    const c = parseCommand(["--cost-limit", v, "--step-limit", "2.0"]);
+    return c.kind === "run" ? [c.flags.costLimit, c.flags.stepLimit] : undefined;
+  };
+  const batch = (v: string) => {
+    const f = parseBatchArgs(["x", "--cost-limit", v, "--step-limit", "2.0"]);
+    return f === "help" ? undefined : [f.costLimit, f.stepLimit];
+  };
+  for (const v of ["1e-3", "0.5", ".5", "3", " 2 ", "1E2"]) {
+    assertEquals(single(v), [Number(v), 2], v);
+    assertEquals(batch(v), [Number(v), 2], v);
+  }
+  for (const v of ["", "-1", "x", "0x10", "Infinity", "NaN", "1e", "--"]) {
+    assertThrows(() => single(v), UsageError, `--cost-limit must be a number >= 0, got '${v}'`);
+    assertThrows(() => batch(v), UsageError, `--cost-limit must be a number >= 0, got '${v}'`);
+  }
+  assertThrows(
+    () => parseCommand(["--step-limit", "1.5"]),
+    UsageError,
+    "--step-limit must be a whole number",
+  );
+  assertThrows(() => parseBatchArgs(["x", "-w", "0"]), UsageError, "--workers must be a whole number >= 1");
+});

@@ -4,7 +4,7 @@
  * @module
  */
 import type { RunFlags } from "../cli.ts";
-import { type FlagSpec, parseFlags, UsageError } from "../flags.ts";
+import { type FlagSpec, parseFlags, parseNumberFlag, UsageError } from "../flags.ts";
 import type { DockerHostSpec } from "./run_batch.ts";
 import type { BatchMode } from "./modes.ts";
 import { parseShard, parseSlice } from "./select.ts";
@@ -93,22 +93,8 @@ const OPTIONS: Record<string, FlagSpec> = {
   help: { type: "boolean", short: "h" },
 };
 
-function count(flag: string, value: string | undefined, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\s*\d+(\.\d+)?\s*$/.test(value) || !Number.isFinite(n) || n < min) {
-    throw new UsageError(`--${flag} must be a number >= ${min}, got '${value}'`);
-  }
-  return n;
-}
-
-function whole(flag: string, value: string | undefined, min: number): number | undefined {
-  const n = count(flag, value, min);
-  if (n !== undefined && !Number.isInteger(n)) {
-    throw new UsageError(`--${flag} must be a whole number, got '${value}'`);
-  }
-  return n;
-}
+const whole = (flag: string, value: string | undefined, min: number) =>
+  parseNumberFlag(flag, value, { integer: true, min });
 
 /**
  * Parse `--docker-host H` or `H=N` (N >= 1 worker slots).
@@ -177,7 +163,7 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
   set("image", s("image"));
   set("cwd", s("cwd"));
   set("stepLimit", whole("step-limit", s("step-limit"), 0));
-  set("costLimit", count("cost-limit", s("cost-limit"), 0));
+  set("costLimit", parseNumberFlag("cost-limit", s("cost-limit")));
   set("timeLimit", whole("time-limit", s("time-limit"), 0));
   set("slice", s("slice"));
   set("filter", s("filter"));
