@@ -127,10 +127,22 @@ async function run(flags: RunFlags): Promise<number> {
   const config = await resolveFlagsConfig(flags, hostEnv);
 
   let task = flags.task;
-  if (flags.taskFile !== undefined) task = await Deno.readTextFile(flags.taskFile);
+  if (flags.taskFile !== undefined) {
+    task = await Deno.readTextFile(flags.taskFile).catch((e) => {
+      throw new UsageError(`Cannot read --task-file '${flags.taskFile}': ${(e as Error).message}`);
+    });
+  }
   task ??= config.run.task;
   if (task === undefined) {
     throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
+  }
+  if (task.trim() === "") {
+    const from = flags.taskFile !== undefined
+      ? `--task-file '${flags.taskFile}'`
+      : flags.task !== undefined
+      ? "--task"
+      : "run.task";
+    throw new UsageError(`The task is empty (${from}): nothing to ask the model`);
   }
   const outputPath = flags.output ??
     config.agent.output_path ?? `runs/${timestamp()}.traj.json`;

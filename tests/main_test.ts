@@ -207,6 +207,27 @@ Deno.test("claudius stops with RuntimeError when run.env_startup_command fails, 
   }
 });
 
+Deno.test("claudius names --task-file when it cannot be read and refuses an empty task before any call", async () => {
+  const missing = await runCli(["--task-file", "nope.md", "-m", "m"]);
+  assertEquals(missing.code, 2);
+  assertMatch(missing.stderr, /^error: Cannot read --task-file 'nope.md': .*No such file/);
+  const server = await startFakeServer([{ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] }]);
+  try {
+    for (const [args, from] of [[["--task", " \n"], "--task"], [["-c", "run.task="], "run.task"]] as const) {
+      const r = await runCli([...args, "-m", "m", "--base-url", server.url]);
+      assertEquals(r.code, 2, r.stderr);
+      assertMatch(r.stderr, new RegExp(`^error: The task is empty \\(${from}\\)`));
+    }
+    const dir = await Deno.makeTempDir();
+    await Deno.writeTextFile(`${dir}/empty.md`, "\n");
+    const file = await runCli(["--task-file", `${dir}/empty.md`, "-m", "m", "--base-url", server.url]);
+    assertMatch(file.stderr, /The task is empty \(--task-file '.*empty.md'\)/);
+    assertEquals(server.requests.length, 0);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("only main.ts reads the process environment (Deno.env); the rest is handed what it needs", async () => {
   const offenders: string[] = [];
   const walk = async (dir: string) => {

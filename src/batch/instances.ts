@@ -135,9 +135,9 @@ function checkRecord(record: unknown, where: string, taskRequired: boolean): Ins
   }
   checkId(id, where);
   const task = r.problem_statement ?? r.task ?? (taskRequired ? undefined : "");
-  if (typeof task !== "string") {
+  if (typeof task !== "string" || (taskRequired && task.trim() === "")) {
     throw new ConfigError(
-      `Cannot load instances ${where}: instance '${id}' needs a problem_statement or task (a string)`,
+      `Cannot load instances ${where}: instance '${id}' needs a problem_statement or task (a non-empty string)`,
     );
   }
   return r as Instance;
@@ -199,6 +199,9 @@ async function fromDirectory(dir: string): Promise<Instance[]> {
       task = await Deno.readTextFile(`${dir}/${name}`);
     } catch (e) {
       throw new ConfigError(`Cannot read instance ${dir}/${name}: ${(e as Error).message}`);
+    }
+    if (task.trim() === "") {
+      throw new ConfigError(`Cannot load instance ${dir}/${name}: the task file is empty`);
     }
     out.push({ instance_id: id, task });
   }

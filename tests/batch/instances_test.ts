@@ -42,6 +42,12 @@ Deno.test("loadInstances() names the file and line or record of a bad entry", as
     ConfigError,
     `${noTask}:3: instance 'b' needs a problem_statement or task`,
   );
+  const empty = await file('{"instance_id": "a", "problem_statement": " \\n", "task": "x"}\n');
+  await assertRejects(
+    () => loadInstances(empty),
+    ConfigError,
+    `${empty}:1: instance 'a' needs a problem_statement`,
+  );
   const array = await file('[{"instance_id": "a", "task": "x"}, {"task": "y"}]');
   await assertRejects(() => loadInstances(array), ConfigError, `${array}: record 2: missing instance_id`);
   const dup = await file('{"instance_id": "a", "task": "x"}\n{"instance_id": "a", "task": "y"}\n');
