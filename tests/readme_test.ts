@@ -23,3 +23,33 @@ Deno.test("README documents every flag of the help text", () => {
   const missing = flags.filter((f) => !README.includes(f));
   assert(missing.length === 0, `undocumented flags: ${missing.join(", ")}`);
 });
+
+/** The words of a shell line (quotes removed, a trailing `# comment` dropped). */
+function words(line: string): string[] {
+  const out: string[] = [];
+  for (const m of line.matchAll(/"([^"]*)"|'([^']*)'|(#.*)|(\S+)/g)) {
+    if (m[3] !== undefined) break;
+    out.push(m[1] ?? m[2] ?? m[4]!);
+  }
+  return out;
+}
+
+Deno.test("README's claudius and `deno task run` command lines parse as written", async () => {
+  const { parseCommand } = await import("../src/cli.ts");
+  const { parseBatchArgs } = await import("../src/batch/cli.ts");
+  const shell = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) =>
+    m[1]!.replace(/\\\n/g, " ").split("\n")
+  );
+  const lines = shell.filter((l) => /^(claudius|deno task run) /.test(l));
+  assert(lines.length >= 8, `found only ${lines.length} command lines`);
+  for (const line of lines) {
+    // `deno task run ARGS` appends ARGS to `main.ts` word for word (a `--` included).
+    const args = words(line).slice(line.startsWith("claudius") ? 1 : 3);
+    try {
+      if (args[0] === "batch") parseBatchArgs(args.slice(1));
+      else parseCommand(args);
+    } catch (e) {
+      throw new Error(`README line does not parse: ${line}: ${(e as Error).message}`);
+    }
+  }
+});
