@@ -276,50 +276,97 @@ async function dockerTrue(tmp: string): Promise<Row[]> {
   }
 }
 
+/** A named scenario: its rows, or a throw. */
+export type Scenario = [name: string, run: (tmp: string) => Promise<Row[]>];
+
+/**
+ * Run the scenarios named in `only` (all when empty) in order. A scenario that throws becomes a
+ * failed row and the next one runs; `save` gets the rows so far after every scenario, so a later
+ * failure or a kill never loses the figures already taken.
+ */
+export async function runScenarios(
+  scenarios: readonly Scenario[],
+  only: readonly string[],
+  tmp: string,
+  save: (rows: Row[], done: string[]) => Promise<void>,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const done: string[] = [];
+  for (const [name, run] of scenarios) {
+    if (only.length > 0 && !only.includes(name)) continue;
+    log(name);
+    try {
+      rows.push(...await run(tmp));
+    } catch (e) {
+      const why = (e instanceof Error ? e.message : String(e)).split("\n")[0]!;
+      log(`${name} failed: ${e instanceof Error ? e.stack : why}`);
+      rows.push({
+        figure: `scenario \`${name}\``,
+        value: "failed",
+        floor: why,
+        ratio: "",
+        budget: "",
+        met: false,
+      });
+    }
+    done.push(name);
+    await save(rows, done);
+  }
+  return rows;
+}
+
 if (import.meta.main) {
   const started = performance.now();
   const tmp = await Deno.makeTempDir({ prefix: "claudius-bench-" });
-  const rows: Row[] = [];
   const json: Record<string, unknown> = {};
+  const m = machine();
+  const save = (rows: Row[], done: string[]) =>
+    Deno.writeTextFile(
+      `${REPO}bench-results.json`,
+      JSON.stringify(
+        {
+          machine: m,
+          seconds: round((performance.now() - started) / 1000, 1),
+          command: "deno task bench",
+          flags: runFlags(),
+          scenarios_done: done,
+          rows,
+          raw: json,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
+  let rows: Row[];
   try {
-    const scenarios: [string, (tmp: string) => Promise<Row[]>][] = [
-      ["startup", startup],
-      ["long", async (t) => {
-        const long = await longEpisode(t);
-        json.long_episode = long.json;
-        return long.rows;
-      }],
-      ["sigkill", sigkill],
-      ["flood", flood],
-      ["true", localTrue],
-      ["docker", dockerTrue],
-      ["stats", statsScenario],
-      ["report", reportScenario],
-      ["inspect", inspectScenario],
-    ];
-    for (const [name, run] of scenarios) {
-      if (Deno.args.length > 0 && !Deno.args.includes(name)) continue;
-      log(name);
-      rows.push(...await run(tmp));
-    }
+    rows = await runScenarios(
+      [
+        ["startup", startup],
+        ["long", async (t) => {
+          const long = await longEpisode(t);
+          json.long_episode = long.json;
+          return long.rows;
+        }],
+        ["sigkill", sigkill],
+        ["flood", flood],
+        ["true", localTrue],
+        ["docker", dockerTrue],
+        ["stats", statsScenario],
+        ["report", reportScenario],
+        ["inspect", inspectScenario],
+      ],
+      Deno.args,
+      tmp,
+      save,
+    );
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
-  const m = machine();
   const seconds = round((performance.now() - started) / 1000, 1);
-  const table = markdownTable(rows);
-  await Deno.writeTextFile(
-    `${REPO}bench-results.json`,
-    JSON.stringify(
-      { machine: m, seconds, command: "deno task bench", flags: runFlags(), rows, raw: json },
-      null,
-      2,
-    ) + "\n",
-  );
   const flags = runFlags().join(" ");
   console.log(
     `Machine: ${machineLine(m)}. Command: \`deno task bench\` (${seconds} s); claudius runs as ` +
-      `\`deno run ${flags} main.ts ...\`.\n\n${table}`,
+      `\`deno run ${flags} main.ts ...\`.\n\n${markdownTable(rows)}`,
   );
   Deno.exit(rows.every((r) => r.met !== false) ? 0 : 1);
 }

@@ -1,0 +1,28 @@
+import { assertEquals } from "../_assert.ts";
+import { runScenarios } from "./bench.ts";
+import type { Row } from "./_report.ts";
+
+const row = (figure: string): Row => ({ figure, value: "1 ms", floor: "", ratio: "", budget: "", met: null });
+
+Deno.test("runScenarios() keeps and saves every figure taken when a later scenario fails", async () => {
+  const saved: [string[], string[]][] = [];
+  const rows = await runScenarios(
+    [
+      ["first", () => Promise.resolve([row("a"), row("b")])],
+      ["skipped", () => Promise.resolve([row("never")])],
+      ["last", () => Promise.reject(new Error("claudius exited 1\nstack..."))],
+    ],
+    ["first", "last"],
+    "/nonexistent",
+    (rows, done) => Promise.resolve(void saved.push([rows.map((r) => r.figure), [...done]])),
+  );
+  assertEquals(saved, [[["a", "b"], ["first"]], [["a", "b", "scenario `last`"], ["first", "last"]]]);
+  assertEquals(rows[2], {
+    figure: "scenario `last`",
+    value: "failed",
+    floor: "claudius exited 1",
+    ratio: "",
+    budget: "",
+    met: false,
+  });
+});
