@@ -7,7 +7,7 @@
 import { ConfigError, FormatError } from "./errors.ts";
 import { renderTemplate } from "./template.ts";
 import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "./config_keys.ts";
-import { pythonJsonError } from "./pyjson.ts";
+import { parsePythonJson, pythonJsonError } from "./pyjson.ts";
 import type {
   Action,
   AssistantMessage,
@@ -242,14 +242,7 @@ export class ChatModel implements Model {
       const text = call.function?.arguments ?? "";
       const jsonError = pythonJsonError(text);
       if (jsonError !== undefined) error = `Error parsing tool call arguments: ${jsonError}.`;
-      else {
-        try {
-          args = JSON.parse(text);
-        } catch {
-          /* NaN / Infinity: Python parses them, and they are no mapping either */
-          args = null;
-        }
-      }
+      else args = parsePythonJson(text);
       if (call.function?.name !== "bash") error += `Unknown tool '${call.function?.name}'.`;
       const command = typeof args === "object" && args !== null && !Array.isArray(args)
         ? (args as Record<string, unknown>).command

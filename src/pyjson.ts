@@ -119,3 +119,35 @@ export function pythonJsonError(text: string): string | undefined {
     return `${e.msg}: line ${line} column ${col} (char ${pos})`;
   }
 }
+
+/** Tokens outside strings that Python's `json` reads as floats and `JSON.parse` refuses. */
+const PY_FLOATS = /"(?:[^"\\]|\\[\s\S])*"|-?Infinity|NaN/g;
+
+/**
+ * The value Python's `json.loads(text)` returns for a text {@link pythonJsonError} accepts:
+ * `JSON.parse`, except that `NaN`, `Infinity` and `-Infinity` are numbers (Python reads them as
+ * floats).
+ *
+ * @example
+ * ```ts
+ * import { parsePythonJson } from "./pyjson.ts";
+ * parsePythonJson('{"command": "ls", "n": NaN}'); // { command: "ls", n: NaN }
+ * ```
+ * @throws {SyntaxError} when the text is not JSON even by Python's rules
+ */
+export function parsePythonJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const marks = new Map<string, number>();
+    const nonce = crypto.randomUUID();
+    const marked = text.replace(PY_FLOATS, (token) => {
+      if (token.startsWith('"')) return token;
+      const mark = `${nonce}${token}`;
+      marks.set(mark, Number(token));
+      return JSON.stringify(mark);
+    });
+    if (marks.size === 0) throw e;
+    return JSON.parse(marked, (_, v) => (typeof v === "string" && marks.has(v) ? marks.get(v) : v));
+  }
+}

@@ -10,3 +10,30 @@ Deno.test("pythonRegex() reads Python syntax: DOTALL, named groups, leading inli
   assertEquals(findAll(pythonRegex("(?i)```bash\\s*\\n(?P<cmd>.*?)\\n```"), text), ["id"]);
   assertThrows(() => pythonRegex("(unclosed"), ConfigError, "model.action_regex");
 });
+
+Deno.test("ChatModel.query() runs a tool call whose arguments Python parses (NaN, Infinity)", async () => {
+  const { ChatModel } = await import("../src/model.ts");
+  const { ScriptedClient } = await import("../src/models/scripted.ts");
+  const call = (id: string, args: string) => ({
+    id,
+    type: "function",
+    function: { name: "bash", arguments: args },
+  });
+  const client = new ScriptedClient([{
+    tool_calls: [
+      call("a", '{"command": "echo NaN", "timeout": NaN}'),
+      call("b", '{"command": "ls", "n": [Infinity, -Infinity], "s": "NaN"}'),
+    ],
+  }], { model_name: "m" });
+  const model = new ChatModel(
+    { observation_template: "{{ output.output }}", action_regex: "x(.*)" },
+    client,
+    "toolcall",
+    "t",
+  );
+  const message = await model.query([{ role: "user", content: "go" }]);
+  assertEquals(message.extra?.actions, [
+    { command: "echo NaN", tool_call_id: "a" },
+    { command: "ls", tool_call_id: "b" },
+  ]);
+});

@@ -1,5 +1,5 @@
 import { assertEquals } from "./_assert.ts";
-import { pythonJsonError } from "../src/pyjson.ts";
+import { parsePythonJson, pythonJsonError } from "../src/pyjson.ts";
 
 const golden: { text: string; error: string | null }[] = JSON.parse(
   await Deno.readTextFile(new URL("./testdata/pyjson_golden.json", import.meta.url)),
@@ -9,4 +9,13 @@ Deno.test("pythonJsonError() says what Python's json.loads says, position includ
   for (const { text, error } of golden) {
     assertEquals(pythonJsonError(text) ?? null, error, JSON.stringify(text));
   }
+});
+
+Deno.test("parsePythonJson() reads every text Python reads, NaN and Infinity as numbers", () => {
+  for (const { text, error } of golden) if (error === null) parsePythonJson(text);
+  assertEquals(parsePythonJson("[NaN, Infinity, -Infinity]"), [NaN, Infinity, -Infinity]);
+  assertEquals(parsePythonJson('{"NaN": "Infinity", "a\\"NaN": -Infinity}'), {
+    NaN: "Infinity",
+    'a"NaN': -Infinity,
+  });
 });
