@@ -42,6 +42,23 @@ function shellFastPath(argv: string[]): string[] | undefined {
   return [shell!, flag!, MERGE_PREFIX + command];
 }
 
+/**
+ * Longest command passed as an argument, in UTF-8 bytes. The kernel refuses a single argument over
+ * 128 KiB (`MAX_ARG_STRLEN`); longer commands (a big heredoc) go through stdin instead.
+ */
+const ARGV_COMMAND_MAX = 100 * 1024;
+
+/** Run by the shell in place of a long command: read it from stdin, run it with stdin closed. */
+const FROM_STDIN = 'eval "$(cat)" </dev/null';
+
+/**
+ * True when `command` is too long to be an argument: {@link runCommand} then sends it through stdin
+ * (the caller of a `docker exec` must keep stdin open with `-i`).
+ */
+export function commandViaStdin(command: string): boolean {
+  return command.length > ARGV_COMMAND_MAX / 3 && new TextEncoder().encode(command).length > ARGV_COMMAND_MAX;
+}
+
 /** Python text mode's newline translation, for the few characters read from stderr. */
 const textMode = (s: string) => s.replace(/\r\n?/g, "\n");
 
@@ -103,13 +120,18 @@ export interface RunResult {
  */
 export async function runCommand(argv: string[], opts: RunOptions): Promise<RunResult> {
   if (argv.length === 0) throw new TypeError("Cannot run command: argv is empty");
+  // A command too long for an argument, run by a shell (`... sh|bash -c|-lc COMMAND`): via stdin.
+  const viaStdin = argv.length >= 3 && commandViaStdin(argv.at(-1)!) && /(^|\/)(ba)?sh$/.test(argv.at(-3)!) &&
+    /^-[a-z]*c$/.test(argv.at(-2)!);
+  const stdinText = viaStdin ? argv.at(-1)! : undefined;
+  if (viaStdin) argv = [...argv.slice(0, -1), FROM_STDIN];
   const fast = shellFastPath(argv);
   const spawnArgv = fast ?? ["bash", "-c", WRAPPER, "claudius", ...argv];
   const options: Deno.CommandOptions = {
     args: spawnArgv.slice(1),
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
     ...(opts.env ? { env: opts.env, clearEnv: true } : {}),
-    stdin: "null",
+    stdin: viaStdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
   };
@@ -122,7 +144,20 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
         cause: e,
       });
     }
+    if (/os error 7\b/.test(String(e))) {
+      const bytes = argv.reduce((n, a) => n + new TextEncoder().encode(a).length + 1, 0);
+      throw new RangeError(
+        `Cannot run command: its arguments (${bytes} bytes) are too long for the system; ` +
+          `run long commands through a shell interpreter (bash -c), which takes them on stdin`,
+        { cause: e },
+      );
+    }
     throw e;
+  }
+  if (stdinText !== undefined) {
+    const writer = child.stdin.getWriter();
+    // A shell that dies before reading all of it closes the pipe: its exit status says why.
+    writer.write(new TextEncoder().encode(stdinText)).then(() => writer.close()).catch(() => {});
   }
 
   const capture = new BoundedCapture(opts.maxChars ?? CAPTURE_CAP);

@@ -16,7 +16,7 @@
  */
 import { EnvironmentLost, exitMessage } from "../errors.ts";
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { runCommand, type RunResult } from "./_process.ts";
+import { commandViaStdin, runCommand, type RunResult } from "./_process.ts";
 import {
   type ContainerState,
   ENGINE_PROBE_SECONDS,
@@ -233,7 +233,18 @@ export class DockerEnvironment implements Environment {
     const c = this.config;
     const head = [c.executable, "exec", "-w", c.cwd, ...this.#envArgs(), this.#id];
     const marker = randomHex(8);
-    const argv = [...head, "sh", "-c", EXEC_WRAPPER, `claudius-x${marker}`, ...c.interpreter, action.command];
+    const stdin = commandViaStdin(action.command) ? ["-i"] : []; // runCommand sends a long one on stdin
+    const argv = [
+      ...head.slice(0, 2),
+      ...stdin,
+      ...head.slice(2),
+      "sh",
+      "-c",
+      EXEC_WRAPPER,
+      `claudius-x${marker}`,
+      ...c.interpreter,
+      action.command,
+    ];
     let r: RunResult;
     try {
       r = await runCommand(argv, {

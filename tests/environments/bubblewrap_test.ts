@@ -163,3 +163,10 @@ bwrapTest("makeEnvironment() builds bubblewrap in ./workspace (created) with the
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+bwrapTest("BubblewrapEnvironment.execute() runs a 150 KB heredoc (too long for an argument)", async () => {
+  await withEnv({}, async (env) => {
+    const out = await env.execute({ command: `cat <<'EOF' | wc -c\n${"x".repeat(150_000)}\nEOF` });
+    assertEquals(out, { output: "150001\n", returncode: 0, exception_info: "" });
+  });
+});

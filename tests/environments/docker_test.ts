@@ -381,3 +381,15 @@ dockerTest(
   },
   noEngine,
 );
+
+dockerTest(
+  "DockerEnvironment.execute() runs a 150 KB heredoc (too long for an argument) with stdin closed",
+  async () => {
+    await withEnv({}, async (env) => {
+      const out = await env.execute({
+        command: `cat <<'EOF' | wc -c\n${"x".repeat(150_000)}\nEOF\nread -r x; echo $?`,
+      });
+      assertEquals(out, { output: "150001\n1\n", returncode: 0, exception_info: "" });
+    });
+  },
+);

@@ -163,3 +163,17 @@ Deno.test("LocalEnvironment() rejects ill-typed config fields", () => {
     false,
   );
 });
+
+Deno.test("LocalEnvironment.execute() runs a 150 KB heredoc (too long for an argument) with stdin closed", async () => {
+  const env = new LocalEnvironment({ timeout: 10 }, Deno.env.toObject());
+  await env.start();
+  try {
+    const body = "é".repeat(75_000); // 150,000 bytes of UTF-8
+    const out = await env.execute({
+      command: `cat <<'EOF' | wc -c\n${body}\nEOF\nread -r x; echo "stdin: $?"; echo "$0" >&2; exit 3`,
+    });
+    assertEquals(out, { output: "150001\nstdin: 1\nbash\n", returncode: 3, exception_info: "" });
+  } finally {
+    await env.close();
+  }
+});

@@ -247,3 +247,12 @@ Deno.test("runCommand() keeps memory bounded on a 1 GB flood", async () => {
   assertEquals([r.totalChars, r.truncated, r.outputLength], [1e9, true, CAPTURE_CAP + 41]);
   assert(r.peakRssKiB < 400 * 1024, `peak RSS ${r.peakRssKiB} KiB`);
 });
+
+Deno.test("runCommand() names the limit, not a helper, when a non-shell argument is too long", async () => {
+  const err = await assertRejects(
+    () => runCommand(["echo", "x".repeat(200_000)], { timeoutSeconds: 10 }),
+    RangeError,
+  );
+  assert(/^Cannot run command: its arguments \(200\d+ bytes\) are too long/.test(err.message), err.message);
+  assert(!/setsid/.test(err.message), err.message);
+});
