@@ -69,8 +69,10 @@ async function hostEnvironment(): Promise<Record<string, string>> {
   return env;
 }
 
+/** UTC time to the millisecond plus 4 random hex digits: runs started together get their own names. */
 function timestamp(): string {
-  return new Date().toISOString().replace(/[:]/g, "-").replace(/\.\d+Z$/, "Z");
+  const random = crypto.getRandomValues(new Uint16Array(1))[0]!.toString(16).padStart(4, "0");
+  return `${new Date().toISOString().replace(/:/g, "-")}-${random}`;
 }
 
 /**
@@ -168,7 +170,8 @@ async function run(flags: RunFlags): Promise<number> {
   );
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
   try {
-    const running = runEpisode(config, { task, outputPath }, {
+    const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
+    const running = runEpisode(config, { task, outputPath, newFile }, {
       hostEnv,
       log: err,
       signal: controller.signal,

@@ -59,6 +59,8 @@ export interface EpisodeDeps {
 export interface Episode {
   task: string;
   outputPath: string;
+  /** Refuse to overwrite an existing file at `outputPath` (default output names). */
+  newFile?: boolean;
   /** Extra template variables (e.g. `instance`). */
   vars?: Vars;
   /** Extra top-level trajectory keys (e.g. `instance_id`). */
@@ -329,6 +331,13 @@ export async function runEpisode(
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   });
+  try {
+    // The output is checked and created before anything is run or paid for.
+    await writer.open(trajectoryInfo(agent), { exclusive: episode.newFile === true });
+  } catch (e) {
+    await env.close();
+    throw e;
+  }
   let started = false;
   try {
     try {

@@ -1,11 +1,15 @@
 /**
  * The trajectory file (`mini-swe-agent-1.1`), kept durable at every step without rewriting it:
  * messages are only ever appended, and the small tail (`], "info": {...}}`) is rewritten after
- * them. The file is complete JSON after every save; a process killed in the middle of a save leaves
- * at worst a torn tail, which {@link readTrajectory} repairs up to the last whole message.
+ * them. A save first writes whatever lies past the old end of the file (so a full disk fails there,
+ * and the file is cut back to the old, complete trajectory), then overwrites the old tail in place,
+ * which needs no new space. The file is complete JSON after every save and after every failed one;
+ * a process killed in the middle of a save leaves a torn tail, which {@link readTrajectory} repairs
+ * up to the last whole message.
  *
  * @module
  */
+import { ConfigError } from "./errors.ts";
 import type { Json, Message } from "./types.ts";
 
 /** The format tag existing tools check. */
@@ -26,18 +30,34 @@ function without(message: object, omit: string[] | undefined): object {
   return { ...message, extra: Object.fromEntries(Object.entries(extra).filter(([k]) => !omit.includes(k))) };
 }
 
+/** A save that did not reach the disk; the message names the file, what is in it and what to do. */
+export class TrajectorySaveError extends Error {
+  /** @param message one line: the file, the cause, the state of the file, what to do */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "TrajectorySaveError";
+  }
+}
+
 const INDENT = "    ";
 const indent = (json: string) => json.replaceAll("\n", "\n" + INDENT);
+const encoder = new TextEncoder();
+const COMMA = ",".charCodeAt(0);
+const MESSAGES_KEY = '\n  "messages": [';
 
 /**
  * Appends messages to a trajectory file and rewrites only its tail. One writer per file; call
- * {@link TrajectoryWriter.save} with the whole (append-only) message list after every step.
+ * {@link TrajectoryWriter.open} before the run (it checks the path and writes an empty trajectory),
+ * then {@link TrajectoryWriter.save} with the whole (append-only) message list after every step.
  */
 export class TrajectoryWriter {
   readonly path: string;
   #file: Deno.FsFile | undefined;
   #written = 0;
+  /** Where the tail starts (right after the last message). */
   #tailAt = 0;
+  /** The tail as it is on disk, to put back when a save fails half way. */
+  #tail = new Uint8Array(0);
   /** Bytes written so far (for the benchmark's write budget). */
   bytesWritten = 0;
   readonly #head: TrajectoryHead;
@@ -51,49 +71,128 @@ export class TrajectoryWriter {
     this.#head = head;
   }
 
-  async #open(): Promise<Deno.FsFile> {
-    if (this.#file) return this.#file;
+  /**
+   * Check the path, create the file (and its directories) and write a trajectory with no messages,
+   * before anything is paid for or run. Only a regular file (or a new one) will do: the file is
+   * rewritten in place after every step.
+   *
+   * @param info the `info` block of the empty trajectory
+   * @param opts `exclusive`: fail rather than overwrite an existing file
+   * @throws {ConfigError} naming the path when it cannot be written
+   */
+  async open(info: object, opts: { exclusive?: boolean } = {}): Promise<void> {
+    if (this.#file) return;
+    const cannot = (why: string, cause?: unknown) =>
+      new ConfigError(`Cannot write the trajectory to '${this.path}': ${why}`, { cause });
+    if (this.path === "-") {
+      throw cannot("'-' (stdout) is not supported: the file is rewritten after every step; give a file path");
+    }
     const dir = this.path.replace(/\/[^/]*$/, "");
-    if (dir && dir !== this.path) await Deno.mkdir(dir, { recursive: true });
-    this.#file = await Deno.open(this.path, { write: true, create: true, truncate: true });
+    if (dir && dir !== this.path) {
+      await Deno.mkdir(dir, { recursive: true }).catch((e) => {
+        throw cannot(`cannot create its directory: ${e.message}`, e);
+      });
+    }
+    const stat = await Deno.stat(this.path).catch(() => undefined);
+    if (stat && !stat.isFile) {
+      const what = stat.isDirectory ? "a directory" : "not a regular file (a device, pipe or socket)";
+      throw cannot(`it is ${what}; the file is rewritten after every step, so give a file path`);
+    }
+    try {
+      this.#file = await Deno.open(this.path, {
+        write: true,
+        ...(opts.exclusive ? { createNew: true } : { create: true, truncate: true }),
+      });
+    } catch (e) {
+      throw cannot((e as Error).message, e);
+    }
     const top = { trajectory_format: TRAJECTORY_FORMAT, ...this.#head.top };
     const head = "{\n" +
-      Object.entries(top).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
-        .join("") +
-      '  "messages": [';
-    await this.#write(head, 0);
-    this.#tailAt = head.length;
-    return this.#file;
+      Object.entries(top).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},`).join("\n") +
+      MESSAGES_KEY;
+    const headBytes = encoder.encode(head);
+    const tail = encoder.encode(tailText(info, 0));
+    try {
+      await this.#writeAt(concat(headBytes, tail), 0);
+    } catch (e) {
+      this.close();
+      await Deno.remove(this.path).catch(() => {});
+      throw cannot((e as Error).message, e);
+    }
+    this.#tailAt = headBytes.length;
+    this.#tail = tail;
   }
 
-  async #write(text: string, at: number): Promise<number> {
-    const bytes = new TextEncoder().encode(text);
+  async #writeAt(bytes: Uint8Array, at: number): Promise<void> {
     const file = this.#file!;
     await file.seek(at, Deno.SeekMode.Start);
     let off = 0;
     while (off < bytes.length) off += await file.write(bytes.subarray(off));
     this.bytesWritten += bytes.length;
-    return bytes.length;
   }
 
   /**
    * Append the messages not yet written and rewrite the tail with `info`. Messages already written
-   * must not have changed (the list is append-only).
+   * must not have changed (the list is append-only). When the write fails (a full disk), the file
+   * is put back to the previous save, complete JSON.
+   *
+   * @throws {TrajectorySaveError} naming the file, what it still holds and what to do
    */
   async save(messages: readonly object[], info: object): Promise<void> {
-    await this.#open();
+    if (!this.#file) await this.open(info);
     let body = "";
     for (let i = this.#written; i < messages.length; i++) {
       const message = without(messages[i]!, this.#head.omitExtra);
       body += (i === 0 ? "\n" : ",\n") + INDENT + indent(JSON.stringify(message, null, 2));
     }
-    const tail = (messages.length ? "\n  ]" : "]") + ',\n  "info": ' +
-      JSON.stringify(info, null, 2).replaceAll("\n", "\n  ") +
-      "\n}\n";
-    const written = await this.#write(body + tail, this.#tailAt);
-    await this.#file!.truncate(this.#tailAt + written);
-    this.#tailAt += written - new TextEncoder().encode(tail).length; // the body's bytes, not re-encoded
+    const bodyBytes = encoder.encode(body);
+    const tail = encoder.encode(tailText(info, messages.length));
+    const bytes = concat(bodyBytes, tail);
+    const at = this.#tailAt;
+    const oldEnd = at + this.#tail.length;
+    const inPlace = oldEnd - at;
+    const file = this.#file!;
+    // 1. What lies past the old end: the only write that needs new space. On failure the file is
+    //    cut back to the old end, which is the previous save, untouched.
+    if (bytes.length > inPlace) {
+      try {
+        await this.#writeAt(bytes.subarray(inPlace), oldEnd);
+      } catch (e) {
+        const intact = await file.truncate(oldEnd).then(() => true, () => false);
+        throw this.#saveError(e, intact);
+      }
+    }
+    // 2. Over the old tail, in space the file already holds: first all but its lead (`\n  ],`, the
+    //    end of the list and the comma after it), then the lead. Until the lead is overwritten the
+    //    old list end hides everything after it, and a lead written in part leaves a stray or a
+    //    missing comma: a kill or a short write anywhere reads as the previous save, never as a
+    //    message glued from new and stale bytes. Then drop what is left of the old tail.
+    try {
+      const lead = Math.min(this.#tail.indexOf(COMMA) + 1, inPlace);
+      if (inPlace > lead) await this.#writeAt(bytes.subarray(lead, inPlace), at + lead);
+      await this.#writeAt(bytes.subarray(0, lead), at);
+      if (bytes.length < inPlace) await file.truncate(at + bytes.length);
+    } catch (e) {
+      const intact = await this.#writeAt(this.#tail, at).then(() => file.truncate(oldEnd)).then(
+        () => true,
+        () => false,
+      );
+      throw this.#saveError(e, intact);
+    }
+    this.#tailAt = at + bodyBytes.length;
+    this.#tail = tail;
     this.#written = messages.length;
+  }
+
+  #saveError(cause: unknown, intact: boolean): TrajectorySaveError {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    const state = intact
+      ? `it still holds the run up to the previous step (${this.#written} messages) as valid JSON`
+      : `its last step may be torn (claudius's readTrajectory() recovers every whole message)`;
+    return new TrajectorySaveError(
+      `Cannot save trajectory ${this.path}: ${why}; ${state}; free space (or fix the cause) and rerun`,
+      { cause },
+    );
   }
 
   /** Close the file (the content is already complete). */
@@ -101,6 +200,20 @@ export class TrajectoryWriter {
     this.#file?.close();
     this.#file = undefined;
   }
+}
+
+/** The text after the messages: `]`, `info`, and the closing brace. */
+function tailText(info: object, messages: number): string {
+  return (messages ? "\n  ]" : "]") + ',\n  "info": ' +
+    JSON.stringify(info, null, 2).replaceAll("\n", "\n  ") +
+    "\n}\n";
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** A trajectory as read back: complete, or repaired from a torn tail. */

@@ -456,3 +456,107 @@ Deno.test("claudius stops a run at MSWEA_GLOBAL_CALL_LIMIT with upstream's Runti
     await server.close();
   }
 });
+
+/** claudius in `cwd` with exactly `args` (no -o added). */
+async function claudiusIn(cwd: string, args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, MAIN, ...args],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("claudius refuses an unusable output path before the first model call or command", async () => {
+  const dir = await Deno.makeTempDir();
+  const readOnly = `${dir}/ro`;
+  await Deno.mkdir(readOnly);
+  const root = Deno.uid() === 0; // root writes through permissions: a read-only mount then
+  if (root) {
+    const m = await new Deno.Command("mount", {
+      args: ["-t", "tmpfs", "-o", "ro,size=16k", "tmpfs", readOnly],
+    })
+      .output();
+    assert(m.success, new TextDecoder().decode(m.stderr));
+  } else await Deno.chmod(readOnly, 0o555);
+  await Deno.mkdir(`${dir}/a-dir`);
+  const server = await startFakeServer([{ commands: ["touch ran"] }]);
+  try {
+    for (
+      const output of [
+        `${readOnly}/t.json`,
+        `${readOnly}/sub/t.json`,
+        `${dir}/a-dir`,
+        "/dev/null",
+        "/dev/stdout",
+        "-",
+      ]
+    ) {
+      const r = await claudiusIn(dir, ["--task", "t", "-m", "m", "--base-url", server.url, "-o", output]);
+      assertEquals(r.code, 2, `${output}: ${r.stderr}`);
+      assertMatch(r.stderr, new RegExp(`^error: Cannot write the trajectory to '${output}': [^\\n]+\\n$`));
+    }
+    assertEquals(server.requests.length, 0);
+    assertEquals(await Deno.stat(`${dir}/workspace/ran`).then(() => true, () => false), false);
+  } finally {
+    await server.close();
+    if (root) await new Deno.Command("umount", { args: [readOnly] }).output();
+  }
+});
+
+Deno.test("claudius runs started together with the default output path each get their own file", async () => {
+  const n = 4;
+  const submit: ScriptReply = { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };
+  const server = await startFakeServer(Array(n).fill(submit));
+  try {
+    const dir = await Deno.makeTempDir();
+    const runs = await Promise.all(
+      Array.from({ length: n }, () => claudiusIn(dir, ["--task", "t", "-m", "m", "--base-url", server.url])),
+    );
+    for (const r of runs) assertEquals(r.code, 0, r.stderr);
+    const names = [...Deno.readDirSync(`${dir}/runs`)].map((e) => e.name).sort();
+    assertEquals(names.length, n, names.join(" "));
+    for (const name of names) {
+      assertMatch(name, /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-[0-9a-f]{4}(\.traj)?\.json$/);
+      assertEquals((await readTrajectory(`${dir}/runs/${name}`)).data.info.exit_status, "Submitted");
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test({
+  name: "claudius on a full disk stops, names the trajectory and what to do, and leaves it valid JSON",
+  ignore: Deno.uid() !== 0 && !Deno.env.get("CI"), // mounting a tmpfs needs root
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const disk = `${dir}/disk`;
+    await Deno.mkdir(disk);
+    const m = await new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", disk] })
+      .output();
+    assert(m.success, new TextDecoder().decode(m.stderr));
+    const print = "head -c 3000 /dev/zero | tr '\\0' x";
+    const server = await startFakeServer(Array(40).fill({ commands: [print] }));
+    try {
+      const traj = `${disk}/run.json`;
+      const r = await claudiusIn(dir, ["--task", "t", "-m", "m", "--base-url", server.url, "-o", traj]);
+      assertEquals(r.code, 1, r.stderr);
+      assertMatch(
+        r.stderr,
+        new RegExp(`\\nerror: Cannot save trajectory ${traj}: No space left on device.*free space`),
+      );
+      const data = JSON.parse(await Deno.readTextFile(traj)); // as strict as Python's json.load
+      assert(server.requests.length < 40, "the run went on after the disk filled");
+      assertEquals(
+        data.messages.filter((m: Message) => m.role === "assistant").length,
+        server.requests.length - 1,
+      );
+    } finally {
+      await server.close();
+      await new Deno.Command("umount", { args: [disk] }).output();
+    }
+  },
+});

@@ -1,5 +1,10 @@
-import { assert, assertEquals, assertRejects } from "./_assert.ts";
-import { readTrajectory, TRAJECTORY_FORMAT, TrajectoryWriter } from "../src/trajectory.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./_assert.ts";
+import {
+  parseTrajectoryText,
+  readTrajectory,
+  TRAJECTORY_FORMAT,
+  TrajectoryWriter,
+} from "../src/trajectory.ts";
 
 /** Messages as the writer sees them: any JSON mapping. */
 type Message = Record<string, unknown>;
@@ -133,3 +138,154 @@ Deno.test("readTrajectory() keeps a whole info when only the closing brace is mi
   assert(torn.repaired);
   assertEquals(torn.data.info, { exit_status: "Submitted", submission: "p" });
 });
+
+const isRoot = Deno.uid() === 0;
+const inCI = Boolean(Deno.env.get("CI"));
+
+/** A 64 KiB tmpfs (a really full disk), unmounted after `fn`. */
+async function withSmallDisk(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-full-" });
+  const mount = await new Deno.Command("mount", { args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir] })
+    .output();
+  if (!mount.success) throw new Error(`Cannot mount a tmpfs: ${new TextDecoder().decode(mount.stderr)}`);
+  try {
+    await fn(dir);
+  } finally {
+    await new Deno.Command("umount", { args: [dir] }).output();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test({
+  name:
+    "TrajectoryWriter.save() on a full disk keeps the last saved trajectory as valid JSON and names the file",
+  ignore: !isRoot && !inCI, // mounting a tmpfs needs root
+  fn: async () => {
+    await withSmallDisk(async (dir) => {
+      // Different sizes put the failing write's end in a message, between messages and inside `info`.
+      for (let k = 0; k < 24; k++) {
+        const path = `${dir}/t${k}.json`;
+        const w = new TrajectoryWriter(path, { top: { instance_id: "i" } });
+        const messages: Message[] = [];
+        let saved: Message[] = [];
+        let error: Error | undefined;
+        for (let i = 0; i < 200 && !error; i++) {
+          messages.push({ role: "tool", content: "o".repeat(900 + 131 * k), extra: { i } });
+          const info = { exit_status: "", config: { agent: { t: "s".repeat(1500 + 257 * k) } }, n: i };
+          try {
+            await w.save(messages, info);
+            saved = [...messages];
+          } catch (e) {
+            error = e as Error;
+          }
+        }
+        w.close();
+        assert(error, "the disk never filled");
+        assertMatch(error.message, new RegExp(`^Cannot save trajectory ${path}: .*No space left on device`));
+        assertMatch(error.message, /free space/);
+        const data = JSON.parse(await Deno.readTextFile(path)); // as strict as Python's json.load
+        assertEquals(data.messages, saved, `size step ${k}`);
+        await Deno.remove(path);
+      }
+    });
+  },
+});
+
+/** The file after every save of a real episode (default config, scripted model, real bash). */
+async function realSaves(): Promise<{ files: string[]; messages: Message[][] }> {
+  const { loadConfig } = await import("../src/config.ts");
+  const { runEpisode } = await import("../src/run.ts");
+  const dir = await Deno.makeTempDir({ prefix: "claudius-cuts-" });
+  const replies = JSON.stringify([
+    { content: "Look.", commands: ["printf 'a\\tb\\n}\\n    }\\n'; ls"] },
+    {
+      content: "Bad json",
+      tool_calls: [{ id: "x", type: "function", function: { name: "bash", arguments: "{" } }],
+    },
+    { content: "Done.", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo '  ],'"] },
+  ]);
+  const { config } = await loadConfig(
+    ["default", "model.model_class=scripted", `model.replies=${replies}`],
+    { builtinDir: new URL("../config", import.meta.url).pathname, readTextFile: Deno.readTextFile },
+    () => {},
+  );
+  const path = `${dir}/t.json`;
+  const { agent } = await runEpisode(config, { task: "t", outputPath: path, top: { instance_id: "i" } }, {
+    hostEnv: Deno.env.toObject(),
+    log: () => {},
+    runId: "cuts",
+    cwd: dir,
+  });
+  const info = JSON.parse(await Deno.readTextFile(path)).info;
+  // Replay the episode's saves (after each step) through a writer, keeping the file after each.
+  const files: string[] = [];
+  const messages: Message[][] = [];
+  const w = new TrajectoryWriter(`${dir}/replay.json`, { top: { instance_id: "i" } });
+  for (const n of [2, 4, 5, 7, 8]) {
+    const part = agent.messages.slice(0, n);
+    await w.save(part, { ...info, model_stats: { api_calls: n } });
+    files.push(await Deno.readTextFile(`${dir}/replay.json`));
+    messages.push(part);
+  }
+  w.close();
+  assertEquals(messages.at(-1)!.at(-1)!.role, "exit");
+  await Deno.remove(dir, { recursive: true });
+  return { files, messages };
+}
+
+Deno.test("parseTrajectoryText() recovers a real trajectory cut at any byte, and any save torn at any byte", async () => {
+  const { files, messages } = await realSaves();
+  const check = (text: string, atLeast: Message[], atMost: Message[], what: string) => {
+    let data: Record<string, unknown> & { messages: Message[] };
+    try {
+      data = parseTrajectoryText(text, "t.json").data as typeof data;
+    } catch (e) {
+      throw new Error(`${what}: ${(e as Error).message}`);
+    }
+    const got = data.messages;
+    assert(got.length >= atLeast.length && got.length <= atMost.length, `${what}: ${got.length} messages`);
+    assertEquals(got, atMost.slice(0, got.length), what);
+    assertEquals([data.trajectory_format, data.instance_id], [TRAJECTORY_FORMAT, "i"], what);
+    assert(data.info === undefined || typeof data.info === "object", what); // a torn info is dropped
+  };
+  // A cut anywhere after the head (a kill during any write, or a disk that filled).
+  const last = files.at(-1)!;
+  const head = last.indexOf('"messages": [') + 13;
+  const final = messages.at(-1)!;
+  const ends = final.map((_, i) => last.indexOf("\n    }", nthMessageStart(last, i)) + 6);
+  for (let cut = head; cut <= last.length; cut++) {
+    check(last.slice(0, cut), final.filter((_, i) => ends[i]! <= cut), final, `final file cut at ${cut}`);
+  }
+  // Each save over the one before, stopped short at every byte of each of the writer's writes (a
+  // full disk, or a SIGKILL between pages): the new bytes past the old end; then the old tail
+  // overwritten in place but for its lead (`\n  ],`); then the lead.
+  for (let s = 1; s < files.length; s++) {
+    const [old, next] = [files[s - 1]!, files[s]!];
+    const [before, after] = [messages[s - 1]!, messages[s]!];
+    const at = old.lastIndexOf("\n  ]");
+    const lead = at + old.slice(at).indexOf(",") + 1;
+    const appended = next.slice(old.length);
+    for (let k = 0; k <= appended.length; k++) {
+      check(old + appended.slice(0, k), before, after, `save ${s}: appended ${k}`);
+    }
+    for (let k = 0; lead + k <= old.length; k++) {
+      const inPlace = old.slice(0, lead) + next.slice(lead, lead + k) + old.slice(lead + k) + appended;
+      check(inPlace, before, after, `save ${s}: in place ${k}`);
+    }
+    for (let j = 0; at + j <= lead; j++) {
+      check(
+        next.slice(0, at + j) + old.slice(at + j, lead) + next.slice(lead),
+        before,
+        after,
+        `save ${s}: lead ${j}`,
+      );
+    }
+  }
+});
+
+/** Where message `i` starts in a trajectory text. */
+function nthMessageStart(text: string, i: number): number {
+  let at = text.indexOf('"messages": [');
+  for (let k = 0; k <= i; k++) at = text.indexOf("\n    {", at + 1);
+  return at;
+}
