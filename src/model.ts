@@ -201,9 +201,9 @@ export class ChatModel implements Model {
   #parse(c: Completion): Action[] {
     const finish_reason = c.finish_reason;
     if (this.#format === "text") {
-      const actions = findAll(this.#regex, c.message.content ?? "").map(strip);
+      const actions = c.problem === undefined ? findAll(this.#regex, c.message.content ?? "").map(strip) : [];
       if (actions.length === 1) return [{ command: actions[0]! }];
-      const error = `Expected exactly 1 action, found ${actions.length}.`;
+      const error = c.problem ?? `Expected exactly 1 action, found ${actions.length}.`;
       throw new FormatError({
         role: "user",
         content: renderTemplate(
@@ -233,6 +233,8 @@ export class ChatModel implements Model {
         extra: { interrupt_type: "FormatError", cost: c.cost, response: c.response },
       });
     };
+    // An unusable shape is not a missing tool call: keep the template's token-limit branch out of it.
+    if (c.problem !== undefined) fail(c.problem, true);
     if (calls.length === 0) {
       fail("No tool calls found in the response. Every response MUST include at least one tool call.", false);
     }

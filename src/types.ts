@@ -176,6 +176,8 @@ export interface Completion {
   cost: number;
   /** The whole raw response body, for the trajectory. */
   response: Json;
+  /** Why the served response cannot be used (an odd shape): the model sees it as a format error. */
+  problem?: string;
 }
 
 /** The request the model layer sends: messages already stripped of `extra`. */

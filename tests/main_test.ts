@@ -560,3 +560,73 @@ Deno.test({
     }
   },
 });
+
+Deno.test("claudius pays once for each quirky completion: normalised, or a format error the model sees", async () => {
+  const body = (message: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id: "x",
+      choices: message ? [{ index: 0, message, finish_reason: "tool_calls" }] : [],
+      usage: { prompt_tokens: 1, completion_tokens: 1, cost: 0.01 },
+      ...extra,
+    });
+  const ok = (b: string): ScriptReply => ({ fault: "status", status: 200, body: b });
+  const bash = (args: unknown, id?: unknown) => ({
+    ...(id === undefined ? {} : { id }),
+    type: "function",
+    function: { name: "bash", arguments: args },
+  });
+  const server = await startFakeServer([
+    // A tool call without an id, its arguments an object (not a JSON string).
+    ok(body({ role: "assistant", content: null, tool_calls: [bash({ command: "echo one" })] })),
+    // Content as a list of text parts; a numeric id.
+    ok(body({
+      role: "assistant",
+      content: [{ type: "text", text: "Now " }, { type: "text", text: "two." }],
+      tool_calls: [bash('{"command": "echo two"}', 7)],
+    })),
+    // Content the model cannot have meant, then no message at all: format errors, still paid.
+    ok(body({ role: "assistant", content: 42, tool_calls: [bash('{"command": "echo three"}', "c3")] })),
+    ok(body(undefined)),
+    { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"], cost: 0.01 },
+  ]);
+  try {
+    const r = await runCli(["--task", "t", "-m", "m", "--base-url", server.url]);
+    assertEquals(r.code, 0, r.stderr);
+    assertEquals(server.requests.length, 5);
+    const { data } = await readTrajectory(r.traj);
+    assertEquals(data.info.model_stats, { instance_cost: 0.05, api_calls: 5 });
+    const m = data.messages;
+    assertEquals(m.map((x: Message) => x.role), [
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "user",
+      "user",
+      "assistant",
+      "exit",
+    ]);
+    const call = m[2]!.tool_calls![0]!;
+    assertMatch(call.id, /^call_[0-9a-f]{24}$/);
+    assertEquals([call.function.arguments, m[3]!.tool_call_id, m[3]!.extra?.raw_output], [
+      '{"command":"echo one"}',
+      call.id,
+      "one\n",
+    ]);
+    assertEquals([m[4]!.content, m[4]!.tool_calls![0]!.id, m[5]!.tool_call_id], ["Now two.", "7", "7"]);
+    assertMatch(String(m[6]!.content), /content is neither text nor a list of text parts/);
+    assertMatch(String(m[7]!.content), /no message/);
+    assertEquals([m[6]!.extra?.cost, m[7]!.extra?.cost], [0.01, 0.01]);
+    // What went back to the provider is what was recorded, in the standard shape.
+    const sent = (server.requests[1]!.body as { messages: Message[] }).messages[2]!;
+    assertEquals(sent.tool_calls, [{
+      id: call.id,
+      type: "function",
+      function: { name: "bash", arguments: '{"command":"echo one"}' },
+    }]);
+  } finally {
+    await server.close();
+  }
+});

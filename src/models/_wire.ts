@@ -7,16 +7,18 @@ import type { Json, ToolCall, WireMessage } from "../types.ts";
 
 /** A chat-completion body, checked and split into the parts the clients need. */
 export interface ParsedBody {
-  /** The assistant message as returned (every provider field kept). */
+  /** The assistant message as returned (every provider field kept), its shape normalised. */
   message: WireMessage;
   finish_reason: string | null;
   /** `usage` from the body, if it was a mapping. */
   usage: { [key: string]: Json } | undefined;
   /** The whole body. */
   body: Json;
+  /** Why a served response cannot be used: the model sees it as a format error. */
+  problem?: string;
 }
 
-/** A 200 response whose body is not a chat completion (retryable: providers send these under load). */
+/** A 200 response whose body is not JSON (retryable: proxies send these under load). */
 export class MalformedBodyError extends SyntaxError {
   /** @param message what was wrong with the body */
   constructor(message: string) {
@@ -25,12 +27,30 @@ export class MalformedBodyError extends SyntaxError {
   }
 }
 
+/** A 200 response whose body is a provider error (`{"error": ...}` and no choices): nothing was served. */
+export class ProviderErrorBody extends Error {
+  /** The error's numeric `code` or `status`, when it has one. */
+  readonly code: number | undefined;
+  /**
+   * @param message one line with the provider's message
+   * @param code the error's own status code
+   */
+  constructor(message: string, code: number | undefined) {
+    super(message);
+    this.name = "ProviderErrorBody";
+    this.code = code;
+  }
+}
+
 /**
- * Parse and check a chat-completion body: `choices[0].message` must be a mapping whose `content` is a
- * string or null and whose `tool_calls`, if any, are well-formed function calls.
+ * Parse a chat-completion body. A served response is never rejected for its shape: provider quirks
+ * are normalised as litellm does (a tool call without an `id` gets one, object `arguments` are
+ * serialised, `content` given as a list of parts is joined), and what cannot be used is reported
+ * as {@link ParsedBody.problem}, which the model sees as a format error (the call was paid for).
  *
  * @param body the body text, or an already-built JSON value
- * @throws {MalformedBodyError} when the body is not JSON or not a chat completion
+ * @throws {MalformedBodyError} when the body is not JSON
+ * @throws {ProviderErrorBody} when the body is an error object instead of a completion
  */
 export function parseCompletionBody(body: string | Json): ParsedBody {
   let data: Json;
@@ -43,52 +63,81 @@ export function parseCompletionBody(body: string | Json): ParsedBody {
   } else {
     data = body;
   }
-  if (!isObject(data)) throw new MalformedBodyError(`Cannot parse completion: body is not an object`);
-  const choice = Array.isArray(data.choices) ? data.choices[0] : undefined;
+  const choice = isObject(data) && Array.isArray(data.choices) ? data.choices[0] : undefined;
   const raw = isObject(choice) ? choice.message : undefined;
-  if (!isObject(choice) || !isObject(raw)) {
-    const error = isObject(data.error) ? data.error.message : data.error;
-    const why = typeof error === "string" ? `: provider error: ${oneLine(error)}` : "";
-    throw new MalformedBodyError(`Cannot parse completion: body has no choices[0].message${why}`);
+  const usage = isObject(data) && isObject(data.usage) ? data.usage : undefined;
+  const finish = isObject(choice) && typeof choice.finish_reason === "string" ? choice.finish_reason : null;
+  const served = (problem: string): ParsedBody => ({
+    message: { role: "assistant", content: null },
+    finish_reason: finish,
+    usage,
+    body: data,
+    problem,
+  });
+  if (!isObject(raw)) {
+    const error = isObject(data) ? data.error : undefined;
+    if (error !== undefined && error !== null && !isObject(choice)) {
+      const text = isObject(error) ? error.message : error;
+      const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+      throw new ProviderErrorBody(
+        `provider error in a 200 body: ${oneLine(typeof text === "string" ? text : JSON.stringify(error))}`,
+        Number.isInteger(code) ? code : undefined,
+      );
+    }
+    return served("The response has no message (choices[0].message is missing).");
   }
-  if (raw.role !== undefined && raw.role !== "assistant") {
-    throw new MalformedBodyError(`Cannot parse completion: message role is ${JSON.stringify(raw.role)}`);
+  const { role: _role, content: rawContent, tool_calls: rawCalls, ...rest } = raw;
+  const content = textContent(rawContent);
+  if (content === undefined) {
+    return served("The response's message content is neither text nor a list of text parts.");
   }
-  const content = raw.content ?? null;
-  if (content !== null && typeof content !== "string") {
-    throw new MalformedBodyError("Cannot parse completion: message content is neither a string nor null");
-  }
-  const { role: _role, content: _content, tool_calls: rawCalls, ...rest } = raw;
   const message: WireMessage = { ...rest, role: "assistant", content };
   if (rawCalls !== undefined && rawCalls !== null) {
-    if (!Array.isArray(rawCalls)) {
-      throw new MalformedBodyError("Cannot parse completion: tool_calls is not a list");
+    if (!Array.isArray(rawCalls)) return served("The response's tool_calls is not a list.");
+    const calls: ToolCall[] = [];
+    for (const [index, call] of rawCalls.entries()) {
+      const parsed = toToolCall(call);
+      if (typeof parsed === "string") return served(`The response's tool_calls[${index}] ${parsed}.`);
+      calls.push(parsed);
     }
-    message.tool_calls = rawCalls.map(toToolCall);
+    message.tool_calls = calls;
   }
-  const finish = choice.finish_reason;
-  return {
-    message,
-    finish_reason: typeof finish === "string" ? finish : null,
-    usage: isObject(data.usage) ? data.usage : undefined,
-    body: data,
-  };
+  return { message, finish_reason: finish, usage, body: data };
 }
 
-function toToolCall(call: Json, index: number): ToolCall {
-  const fn = isObject(call) ? call.function : undefined;
-  if (
-    !isObject(call) || typeof call.id !== "string" || (call.type !== undefined && call.type !== "function") ||
-    !isObject(fn) || typeof fn.name !== "string" || typeof fn.arguments !== "string"
-  ) {
-    throw new MalformedBodyError(`Cannot parse completion: tool_calls[${index}] is not a function call`);
+/** `content` as text: a string, null, or the text parts of a list joined (litellm's reading). */
+function textContent(content: Json | undefined): string | null | undefined {
+  if (content === undefined || content === null || typeof content === "string") return content ?? null;
+  if (!Array.isArray(content)) return undefined;
+  let text = "";
+  for (const part of content) {
+    if (typeof part === "string") text += part;
+    else if (isObject(part) && typeof part.text === "string") text += part.text;
+    else if (!isObject(part)) return undefined; // other parts (images, reasoning) carry no text
   }
-  return {
-    ...call,
-    id: call.id,
-    type: "function",
-    function: { ...fn, name: fn.name, arguments: fn.arguments },
-  };
+  return text;
+}
+
+/** A tool call normalised as litellm does, or what is wrong with it. */
+function toToolCall(call: Json): ToolCall | string {
+  const fn = isObject(call) ? call.function : undefined;
+  if (!isObject(call) || !isObject(fn)) return "is not a function call";
+  if (call.type !== undefined && call.type !== null && call.type !== "function") {
+    return "is not a function call";
+  }
+  if (typeof fn.name !== "string") return "has no function name";
+  const args = fn.arguments;
+  const text = typeof args === "string"
+    ? args
+    : args === undefined || args === null
+    ? ""
+    : JSON.stringify(args);
+  const id = typeof call.id === "string" && call.id !== ""
+    ? call.id
+    : typeof call.id === "number"
+    ? String(call.id)
+    : `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+  return { ...call, id, type: "function", function: { ...fn, name: fn.name, arguments: text } };
 }
 
 /** True for a JSON object (not an array, not null). */

@@ -9,7 +9,14 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import { callCost, type Prices } from "./_cost.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientError } from "./_retry.ts";
-import { isObject, MalformedBodyError, oneLine, parseCompletionBody, type ParsedBody } from "./_wire.ts";
+import {
+  isObject,
+  MalformedBodyError,
+  oneLine,
+  parseCompletionBody,
+  type ParsedBody,
+  ProviderErrorBody,
+} from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config_keys.ts";
 import type { Gateway } from "./_gateways.ts";
@@ -60,7 +67,8 @@ export const OPENAI_KEYS = defineKeys({
     min: 1,
     envVar: "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT",
     doc: "Attempts per query, the first included; retried: 408, 409, 429, 5xx, network errors, missed " +
-      "deadlines, malformed bodies; never 400/401/403/404.",
+      "deadlines, bodies that are not JSON, provider errors in a 200 body (unless their code is a 4xx); " +
+      "never 400/401/403/404, never a served completion (an odd shape is a format error).",
   },
   retry_base_delay: {
     type: "number",
@@ -144,8 +152,9 @@ const NO_RETRY_HINT: Record<number, string> = {
 
 /**
  * Chat-completions client for any OpenAI-compatible endpoint, with a per-request deadline, retries on
- * 408/409/429/5xx, network errors, missed deadlines and malformed bodies (never on other 4xx), and a
- * cost policy decided before the first call when it can be.
+ * 408/409/429/5xx, network errors, missed deadlines, bodies that are not JSON and provider errors sent
+ * with a 200 (never on other 4xx, never on a served completion, whatever its shape), and a cost
+ * policy decided before the first call when it can be.
  *
  * @example
  * ```ts ignore
@@ -269,7 +278,8 @@ export class OpenAIClient implements ChatClient {
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
     const parsed = await retry(this.#url, () => this.#attempt(body, signal), this.#policy, signal);
     const cost = callCost(parsed.usage, this.#prices) ?? this.#unknownCost();
-    return { message: parsed.message, finish_reason: parsed.finish_reason, cost, response: parsed.body };
+    const { message, finish_reason, body: response, problem } = parsed;
+    return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
   }
 
   async #attempt(body: string | Uint8Array[], signal?: AbortSignal): Promise<ParsedBody> {
@@ -316,7 +326,16 @@ export class OpenAIClient implements ChatClient {
     try {
       return parseCompletionBody(text);
     } catch (error) {
+      // Not JSON, or the provider's error object: nothing was served, so another attempt buys nothing twice.
       if (error instanceof MalformedBodyError) throw new TransientError(this.#redact(error.message), status);
+      if (error instanceof ProviderErrorBody) {
+        const code = error.code;
+        const what = this.#redact(error.message);
+        if (code === undefined || code === 408 || code === 409 || code === 429 || code >= 500) {
+          throw new TransientError(what, code ?? status);
+        }
+        throw new ApiError(`Cannot query model: ${what} (code ${code})${NO_RETRY_HINT[code] ?? ""}`, code);
+      }
       throw error;
     }
   }

@@ -77,6 +77,7 @@ export class ScriptedClient implements ChatClient {
         finish_reason: parsed.finish_reason,
         cost: cost ?? 0,
         response: parsed.body,
+        ...(parsed.problem !== undefined ? { problem: parsed.problem } : {}),
       });
     } catch (error) {
       return Promise.reject(error);

@@ -340,3 +340,45 @@ Deno.test("OpenAIClient streams request bodies, and sends them whole once a serv
     },
   );
 });
+
+Deno.test("OpenAIClient.complete() retries a provider error sent with 200 only when its code is transient", async () => {
+  const error = (code: number) => ({
+    fault: "status" as const,
+    status: 200,
+    body: JSON.stringify({ error: { message: `upstream said ${code}`, code } }),
+  });
+  await withServer([error(503), { content: "ok" }], async (server) => {
+    const { client } = setup(server);
+    assertEquals((await client.complete(REQUEST)).message.content, "ok");
+    assertEquals(server.requests.length, 2);
+  });
+  await withServer([error(400), { content: "never" }], async (server) => {
+    const { client } = setup(server);
+    const e = await assertRejects(() => client.complete(REQUEST), ApiError);
+    assertEquals([e.status, e.message], [
+      400,
+      "Cannot query model: provider error in a 200 body: upstream said 400 (code 400)",
+    ]);
+    assertEquals(server.requests.length, 1);
+  });
+});
+
+Deno.test("OpenAIClient.complete() never retries a served completion, whatever its shape", async () => {
+  const served = (message: unknown): ScriptReply => ({
+    fault: "status",
+    status: 200,
+    body: JSON.stringify({ choices: [{ message, finish_reason: "stop" }], usage: { cost: 0.5 } }),
+  });
+  await withServer(
+    [served({ role: "assistant", content: { a: 1 } }), { content: "never" }],
+    async (server) => {
+      const { client } = setup(server);
+      const c = await client.complete(REQUEST);
+      assertEquals([c.cost, c.problem], [
+        0.5,
+        "The response's message content is neither text nor a list of text parts.",
+      ]);
+      assertEquals(server.requests.length, 1);
+    },
+  );
+});
