@@ -269,8 +269,9 @@ async function batch(flags: BatchFlags): Promise<number> {
       const why = s.globalLimitReached ? " (the global cost/call limit was reached; rerun to continue)" : "";
       lines.push(`not started: ${s.notStarted.length}${why}`);
     }
+    if (s.elsewhere.length) lines.push(`left to other processes running them: ${s.elsewhere.join(", ")}`);
     if (s.predsPath) lines.push(`predictions: ${s.predsPath}`);
-    lines.push(`exit statuses: ${s.statusesPath}`);
+    if (s.statusesPath) lines.push(`exit statuses: ${s.statusesPath}`);
     if (s.notPassAt1) lines.push("best-of-k (mechanisms.reroll): these results are not pass@1");
     quietly(() => console.log(lines.join("\n")));
     if (s.interrupted) return EXIT_CODES[signalStatus || "Interrupted"]!;

@@ -3,9 +3,10 @@
  * rule that tells a finished instance from one to redo.
  *
  * Writes are atomic (a temporary file in the same directory, then a rename) and serialised (one
- * write at a time, coalesced: while a write runs, further updates make at most one more). Before
- * each write `preds.json` is read again and only this batch's entries are changed, so entries of
- * other processes (other shards sharing the directory) survive unless two writes interleave.
+ * write at a time, coalesced: while a write runs, further updates make at most one more). Each
+ * write holds the output directory's lock (see `_claims.ts`), reads `preds.json` again and applies
+ * only this process's pending changes, so processes sharing the directory never lose each other's
+ * entries. Each invocation's exit-status file gets a name no other one has.
  *
  * @module
  */
@@ -14,6 +15,7 @@ import { SIGNAL_STATUSES } from "../errors.ts";
 import { readTrajectory } from "../trajectory.ts";
 import type { ExitExtra, Message } from "../types.ts";
 import { GLOBAL_LIMIT_MESSAGE } from "../global_limits.ts";
+import type { DirLock } from "./_claims.ts";
 
 /**
  * Exit statuses that do not finish an instance: the infrastructure failed under it or the batch
@@ -95,23 +97,26 @@ export async function trajectoryState(path: string): Promise<TrajectoryState | n
 
 /** Write `text` to `path` atomically (temporary file + rename in the same directory). */
 export async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp-${Deno.pid}`;
+  const tmp = `${path}.tmp-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
   await Deno.writeTextFile(tmp, text);
   await Deno.rename(tmp, path);
 }
 
 /** `preds.json` and the exit-status summary of one batch invocation. */
 export class ResultFiles {
-  /** Path of `preds.json`. */
+  /** Path of `preds.json` ("" when the layout has none). */
   readonly predsPath: string;
-  /** Path of this invocation's `exit_statuses_<unix seconds>.yaml`. */
-  readonly statusesPath: string;
   /** Instance ids of this invocation by exit status, in finishing order. */
   readonly byStatus: Record<string, string[]> = {};
   /** Some instance ran best-of-k (`mechanisms.reroll`): the summary says `pass_at_1: false`. */
   notPassAt1 = false;
-  readonly #set = new Map<string, Prediction>();
-  readonly #drop = new Set<string>();
+  readonly #outDir: string;
+  readonly #startedAt: number;
+  readonly #lock: DirLock;
+  #statusesPath: string | undefined;
+  /** Changes to `preds.json` not written yet. */
+  #set = new Map<string, Prediction>();
+  #drop = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
   #pending = false;
   #error: unknown = null;
@@ -119,11 +124,22 @@ export class ResultFiles {
   /**
    * @param outDir the batch output directory (exists)
    * @param startedAt the batch start, epoch milliseconds (names the summary file)
+   * @param lock the output directory's lock
    * @param options `preds: false` writes no `preds.json` (ProgramBench's layout has none)
    */
-  constructor(outDir: string, startedAt: number, options: { preds?: boolean } = {}) {
+  constructor(outDir: string, startedAt: number, lock: DirLock, options: { preds?: boolean } = {}) {
+    this.#outDir = outDir;
     this.predsPath = options.preds === false ? "" : `${outDir}/preds.json`;
-    this.statusesPath = `${outDir}/exit_statuses_${Math.floor(startedAt / 1000)}.yaml`;
+    this.#startedAt = startedAt;
+    this.#lock = lock;
+  }
+
+  /**
+   * Path of this invocation's `exit_statuses_<unix seconds>.yaml` (`..._<seconds>-2.yaml` and so on
+   * when another invocation took the name); undefined until the first instance ended.
+   */
+  get statusesPath(): string | undefined {
+    return this.#statusesPath;
   }
 
   /** The ids `preds.json` holds now (none when it is missing or unreadable). */
@@ -165,7 +181,7 @@ export class ResultFiles {
       this.#queue = this.#queue.then(async () => {
         this.#pending = false;
         try {
-          await this.#writeAll();
+          await this.#lock.with(() => this.#writeAll());
         } catch (e) {
           this.#error ??= e;
         }
@@ -186,9 +202,10 @@ export class ResultFiles {
   async #writeAll(): Promise<void> {
     if (this.predsPath) await this.#writePreds();
     if (Object.keys(this.byStatus).length === 0) return;
+    this.#statusesPath ??= await this.#claimStatusesName();
     const sorted = Object.fromEntries(Object.keys(this.byStatus).sort().map((k) => [k, this.byStatus[k]]));
     await writeAtomic(
-      this.statusesPath,
+      this.#statusesPath,
       dump(
         { ...(this.notPassAt1 ? { pass_at_1: false } : {}), instances_by_exit_status: sorted },
         { indent: 4, seqNoIndent: true, lineWidth: -1 },
@@ -197,13 +214,36 @@ export class ResultFiles {
   }
 
   async #writePreds(): Promise<void> {
-    let preds: Record<string, unknown> = {};
+    const [set, drop] = [this.#set, this.#drop];
+    [this.#set, this.#drop] = [new Map(), new Set()];
     try {
-      const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) preds = parsed;
-    } catch { /* missing or torn: rebuilt from this batch's entries */ }
-    for (const id of this.#drop) delete preds[id];
-    for (const [id, pred] of this.#set) preds[id] = pred;
-    await writeAtomic(this.predsPath, JSON.stringify(preds, null, 2));
+      let preds: Record<string, unknown> = {};
+      try {
+        const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) preds = parsed;
+      } catch { /* missing or torn: rebuilt from this batch's entries */ }
+      for (const id of drop) delete preds[id];
+      for (const [id, pred] of set) preds[id] = pred;
+      if (set.size || drop.size) await writeAtomic(this.predsPath, JSON.stringify(preds, null, 2));
+    } catch (e) {
+      // Not written: keep the changes for the next write, under any made meanwhile.
+      for (const id of drop) if (!this.#set.has(id)) this.#drop.add(id);
+      for (const [id, pred] of set) if (!this.#set.has(id) && !this.#drop.has(id)) this.#set.set(id, pred);
+      throw e;
+    }
+  }
+
+  /** A summary file name no other invocation has, taken by creating the file (under the lock). */
+  async #claimStatusesName(): Promise<string> {
+    const base = `${this.#outDir}/exit_statuses_${Math.floor(this.#startedAt / 1000)}`;
+    for (let n = 1;; n++) {
+      const path = n === 1 ? `${base}.yaml` : `${base}-${n}.yaml`;
+      try {
+        await Deno.writeTextFile(path, "", { createNew: true });
+        return path;
+      } catch (e) {
+        if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+      }
+    }
   }
 }

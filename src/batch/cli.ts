@@ -63,9 +63,10 @@ Options:
   -h, --help               print this help
 
 Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<unix time>.yaml.
-Exit codes: 0 every selected instance finished, 1 some did not (rerun to retry), 2 usage or config
-error, 129 / 130 / 131 / 143 stopped by SIGHUP / SIGINT / SIGQUIT / SIGTERM (a second signal stops at
-once).`;
+Processes sharing -o split the instances: each runs those it claims first (<out>/.claims/).
+Exit codes: 0 every selected instance finished (or runs in another process), 1 some did not (rerun
+to retry), 2 usage or config error, 129 / 130 / 131 / 143 stopped by SIGHUP / SIGINT / SIGQUIT /
+SIGTERM (a second signal stops at once).`;
 
 const OPTIONS: Record<string, FlagSpec> = {
   output: { type: "string", short: "o" },

@@ -40,7 +40,7 @@ export class BatchProgress {
   readonly #deps: ProgressDeps;
   readonly #now: () => number;
   readonly #start: number;
-  readonly #total: number;
+  #total: number;
   readonly #running = new Map<string, Running>();
   readonly #byStatus = new Map<string, number>();
   #done = 0;
@@ -110,6 +110,12 @@ export class BatchProgress {
       }, ` +
         `${took})${detail ? `: ${detail}` : ""}\n`,
     );
+  }
+
+  /** An instance this invocation will not run after all (one line, and one fewer to do). */
+  skip(id: string, why: string): void {
+    this.#total--;
+    this.log(`${id}: ${why}`);
   }
 
   /** Print a line above the live display (or as is). */

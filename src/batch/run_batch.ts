@@ -16,6 +16,7 @@ import type { Environment, Message } from "../types.ts";
 import { instanceTask, loadInstances, swebenchImageName } from "./instances.ts";
 import { type Instance, selectInstances, type Selection } from "./select.ts";
 import { type Prediction, ResultFiles, trajectoryState } from "./_results.ts";
+import { Claims, DirLock } from "./_claims.ts";
 import { BatchProgress } from "./progress.ts";
 import { GlobalLimits } from "../global_limits.ts";
 import { type BatchMode, MODES } from "./modes.ts";
@@ -78,13 +79,16 @@ export interface BatchSummary {
   unfinished: string[];
   /** Selected ids never started (the batch was stopped). */
   notStarted: string[];
+  /** Selected ids another live process was running (`<id> (pid P on H)`), left to it. */
+  elsewhere: string[];
   /** The batch was stopped by a signal. */
   interrupted: boolean;
   /** `MSWEA_GLOBAL_COST_LIMIT` / `MSWEA_GLOBAL_CALL_LIMIT` was reached: no instance was started after. */
   globalLimitReached: boolean;
   /** `preds.json`, or "" when the mode writes none. */
   predsPath: string;
-  statusesPath: string;
+  /** This invocation's exit-status file; undefined when no instance ended (none was written). */
+  statusesPath: string | undefined;
   elapsedMs: number;
   /** Some instance ran best-of-k (`mechanisms.reroll`): its result is not pass@1. */
   notPassAt1: boolean;
@@ -153,7 +157,9 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       .map((inst) => rules.prepare(inst, deps.hostEnv));
   const selected = selectInstances(all, options.selection);
   await Deno.mkdir(outDir, { recursive: true });
-  const files = new ResultFiles(outDir, startedAt, { preds: rules.writesPreds });
+  const lock = await DirLock.open(outDir);
+  const claims = new Claims(outDir, lock);
+  const files = new ResultFiles(outDir, startedAt, lock, { preds: rules.writesPreds });
   const trajPath = (id: string) => `${outDir}/${id}/${id}.traj.json`;
   // `--instance` runs its instance whatever it left before, as upstream's swebench-single does.
   const redo = options.redoExisting || options.selection.instance !== undefined;
@@ -167,13 +173,10 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
       if (state?.finished) {
         files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
       }
-    } else {
-      files.dropPrediction(id);
-      todo.push(inst);
-    }
+    } else todo.push(inst); // its prediction is dropped once this process claims it
   }
   await files.flush();
-  const skipped = selected.length - todo.length;
+  let skipped = selected.length - todo.length;
   const progress = new BatchProgress(todo.length, {
     write: deps.write,
     live: deps.live,
@@ -192,6 +195,9 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
   const live = new Set<Environment>();
   const unfinished: string[] = [];
   const notes = new Set<string>();
+  const elsewhere: string[] = [];
+  /** Instances left to another process or found finished by one. */
+  const passed = new Set<string>();
   const tag = Array.from(crypto.getRandomValues(new Uint8Array(3)), (b) => b.toString(16).padStart(2, "0"))
     .join("");
   let next = 0;
@@ -271,11 +277,50 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     await files.flush();
   };
 
+  /**
+   * Claim an instance before running it; leave it to a live process holding it, and skip it when
+   * another process finished it meanwhile (with --redo-existing: finished after this batch began).
+   */
+  const claimAndRun = async (inst: Instance, host: string | undefined) => {
+    const id = inst.instance_id;
+    const holder = await claims.claim(id);
+    if (holder) {
+      passed.add(id);
+      elsewhere.push(`${id} (pid ${holder.pid} on ${holder.host})`);
+      progress.skip(
+        id,
+        `running in another process (pid ${holder.pid} on ${holder.host}, claim ${claims.path(id)})`,
+      );
+      return;
+    }
+    try {
+      const state = await trajectoryState(trajPath(id));
+      const mtime = state?.finished ? (await Deno.stat(trajPath(id))).mtime?.getTime() ?? 0 : 0;
+      const done = redo
+        ? state?.finished === true && mtime >= startedAt
+        : await rules.done(`${outDir}/${id}`, state, (await files.predictionIds()).has(id));
+      if (done) {
+        if (state?.finished) {
+          files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
+        }
+        skipped++;
+        passed.add(id);
+        progress.skip(id, "finished by another process meanwhile");
+        await files.flush();
+        return;
+      }
+      files.dropPrediction(id);
+      await runOne(inst, host);
+    } finally {
+      await claims.release(id);
+    }
+  };
+
   const worker = async (host: string | undefined) => {
     while (!stopped() && !globalLimits.exceeded && next < todo.length) {
       const inst = todo[next++]!;
       try {
-        await runOne(inst, host);
+        await claimAndRun(inst, host);
       } catch (e) {
         deps.log(`error: instance ${inst.instance_id}: ${(e as Error).message}`);
       }
@@ -296,7 +341,11 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     await done;
   }
   progress.stop();
-  await files.close();
+  try {
+    await files.close();
+  } finally {
+    lock.close();
+  }
   const byStatus = files.byStatus;
   const started = new Set(Object.values(byStatus).flat());
   return {
@@ -304,7 +353,9 @@ export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<
     skipped,
     byStatus,
     unfinished,
-    notStarted: todo.filter((i) => !started.has(i.instance_id)).map((i) => i.instance_id),
+    elsewhere,
+    notStarted: todo.filter((i) => !started.has(i.instance_id) && !passed.has(i.instance_id))
+      .map((i) => i.instance_id),
     interrupted: stopped() || forced,
     globalLimitReached: globalLimits.exceeded,
     predsPath: files.predsPath,

@@ -157,6 +157,69 @@ Deno.test("claudius batch resumes after SIGKILL: nothing lost, finished ones not
   }
 });
 
+Deno.test("claudius batch: two processes on one output directory run each instance once and keep every prediction", async () => {
+  const ids = Array.from({ length: 8 }, (_, k) => `job-${k}`);
+  const dir = await Deno.makeTempDir();
+  const log = `${dir}/runs.log`;
+  const fx = await writeBatch(
+    ids.map((id) => ({ id, replies: [step(`echo ${id} >> ${log}; sleep 0.3`), submit(id)] })),
+    dir,
+  );
+  const args = [fx.instances, "-o", fx.out, "-w", "2", ...fx.specs.flatMap((s) => ["-c", s])];
+  const [a, b] = await Promise.all([finish(spawn(args, dir)), finish(spawn(args, dir))]);
+  assertEquals([a.code, b.code], [0, 0], a.stderr + b.stderr);
+  const runs = (await Deno.readTextFile(log)).trim().split("\n").sort();
+  assertEquals(runs, ids, "every instance ran exactly once");
+  const preds = JSON.parse(await Deno.readTextFile(`${fx.out}/preds.json`));
+  assertEquals(Object.keys(preds).sort(), ids);
+  for (const id of ids) {
+    assertEquals(preds[id].model_patch, id);
+    assertEquals(
+      (await readTrajectory(`${fx.out}/${id}/${id}.traj.json`)).data.info.exit_status,
+      "Submitted",
+    );
+  }
+  // One exit-status file per invocation, each printed by its own process, between them every id once.
+  const files = [a, b].map((r) => /exit statuses: (.*)/.exec(r.stdout)![1]!);
+  assert(files[0] !== files[1], files.join(" "));
+  const listed: string[] = [];
+  for (const f of files) {
+    const text = await Deno.readTextFile(f);
+    listed.push(...[...text.matchAll(/- (job-\d)/g)].map((m) => m[1]!));
+  }
+  assertEquals(listed.sort(), ids);
+  assertEquals([...Deno.readDirSync(`${fx.out}/.claims`)], [], "claims are given back");
+  // A rerun with nothing to do writes no exit-status file, and names none.
+  const rerun = await finish(spawn(args, dir));
+  assertEquals(rerun.code, 0, rerun.stderr);
+  assertMatch(rerun.stdout, /8 skipped as finished/);
+  assert(!/exit statuses:/.test(rerun.stdout), rerun.stdout);
+  assertEquals([...Deno.readDirSync(fx.out)].filter((e) => e.name.startsWith("exit_statuses")).length, 2);
+});
+
+Deno.test("claudius batch takes over the claim of a dead process and leaves a live one's to it", async () => {
+  const dir = await Deno.makeTempDir();
+  const fx = await writeBatch([{ id: "dead", replies: [submit("d")] }, {
+    id: "away",
+    replies: [submit("a")],
+  }], dir);
+  await Deno.mkdir(`${fx.out}/.claims`, { recursive: true });
+  const claim = (host: string, pid: number) =>
+    JSON.stringify({ pid, host, started: "2025-01-01T00:00:00Z", pid_start: "1" });
+  await Deno.writeTextFile(`${fx.out}/.claims/dead.json`, claim(Deno.hostname(), 2 ** 22 + 7)); // no such pid
+  await Deno.writeTextFile(`${fx.out}/.claims/away.json`, claim("some-other-machine", 4242));
+  const r = await finish(spawn([fx.instances, "-o", fx.out, ...fx.specs.flatMap((s) => ["-c", s])], dir));
+  assertEquals(r.code, 0, r.stderr);
+  assertMatch(
+    r.stdout,
+    /away: running in another process \(pid 4242 on some-other-machine, claim .*away\.json\)/,
+  );
+  assertMatch(r.stdout, /left to other processes running them: away \(pid 4242 on some-other-machine\)/);
+  const preds = JSON.parse(await Deno.readTextFile(`${fx.out}/preds.json`));
+  assertEquals(Object.keys(preds), ["dead"]);
+  assertEquals(await Deno.stat(`${fx.out}/away`).then(() => true, () => false), false);
+});
+
 Deno.test("claudius batch --shard i/n: shards are disjoint and their union is the whole batch", async () => {
   const ids = Array.from({ length: 10 }, (_, k) => `s${k}`);
   const dir = await Deno.makeTempDir();

@@ -92,8 +92,8 @@ for (const workers of [1, 4]) {
     assertEquals(data.instance_id, "inst-3");
     assertEquals(Object.keys(data).slice(0, 2), ["trajectory_format", "instance_id"]);
     assertEquals(data.info.exit_status, "Submitted");
-    const yaml = await Deno.readTextFile(s.statusesPath);
-    assertMatch(s.statusesPath, /\/exit_statuses_\d+\.yaml$/);
+    const yaml = await Deno.readTextFile(s.statusesPath!);
+    assertMatch(s.statusesPath!, /\/exit_statuses_\d+\.yaml$/);
     assertMatch(yaml, /^instances_by_exit_status:\n {4}Submitted:\n {4}- inst-/);
     assertEquals(lines.filter((l) => / start inst-/.test(l)).length, 8);
   });
@@ -119,7 +119,7 @@ Deno.test("runBatch() records failures, keeps going, and a rerun redoes only the
   const preds = JSON.parse(await Deno.readTextFile(s.predsPath));
   assertEquals(Object.keys(preds).sort(), ["format", "limits", "ok"]);
   assertEquals([preds.ok.model_patch, preds.limits.model_patch, preds.format.model_patch], ["P", "", ""]);
-  const summary = load(await Deno.readTextFile(s.statusesPath)) as {
+  const summary = load(await Deno.readTextFile(s.statusesPath!)) as {
     instances_by_exit_status: Record<string, string[]>;
   };
   assertEquals(summary.instances_by_exit_status.NotFound, ["noscript"]);

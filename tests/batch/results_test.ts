@@ -1,0 +1,29 @@
+import { assertEquals } from "../_assert.ts";
+import { ResultFiles } from "../../src/batch/_results.ts";
+import { DirLock } from "../../src/batch/_claims.ts";
+
+Deno.test("ResultFiles keeps both writers' predictions when two flush preds.json at once", async () => {
+  const dir = await Deno.makeTempDir();
+  // Two locks on one directory behave as two processes' (flock is per open file).
+  const [lockA, lockB] = [await DirLock.open(dir), await DirLock.open(dir)];
+  const a = new ResultFiles(dir, 0, lockA);
+  const b = new ResultFiles(dir, 0, lockB);
+  const pred = (id: string) => ({ model_name_or_path: "m", instance_id: id, model_patch: id });
+  const writes: Promise<void>[] = [];
+  for (let i = 0; i < 40; i++) {
+    a.record(`a${i}`, "Submitted", pred(`a${i}`));
+    b.record(`b${i}`, "Submitted", pred(`b${i}`));
+    writes.push(a.flush(), b.flush());
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  await Promise.all([...writes, a.close(), b.close()]);
+  lockA.close();
+  lockB.close();
+  const preds = JSON.parse(await Deno.readTextFile(`${dir}/preds.json`));
+  assertEquals(Object.keys(preds).length, 80);
+  // Two invocations started in the same second get their own exit-status files.
+  assertEquals([a.statusesPath, b.statusesPath].sort(), [
+    `${dir}/exit_statuses_0-2.yaml`,
+    `${dir}/exit_statuses_0.yaml`,
+  ]);
+});
