@@ -41,7 +41,10 @@ Deno.test("README's claudius and `deno task run` command lines parse as written"
     m[1]!.replace(/\\\n/g, " ").split("\n")
   );
   const lines = shell.filter((l) => /^(claudius|deno task run) /.test(l));
-  assert(lines.length >= 8, `found only ${lines.length} command lines`);
+  assert(
+    lines.some((l) => l.startsWith("deno task run")) && lines.length >= 3,
+    `found ${lines.length} command lines`,
+  );
   for (const line of lines) {
     // `deno task run ARGS` appends ARGS to `main.ts` word for word (a `--` included).
     const args = words(line).slice(line.startsWith("claudius") ? 1 : 3);
