@@ -333,7 +333,7 @@ export async function runEpisode(
   });
   try {
     // The output is checked and created before anything is run or paid for.
-    await writer.open(trajectoryInfo(agent), { exclusive: episode.newFile === true });
+    await writer.open(trajectoryInfo(agent, secrets), { exclusive: episode.newFile === true });
   } catch (e) {
     await env.close();
     throw e;
