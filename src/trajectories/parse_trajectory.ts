@@ -54,10 +54,11 @@ const LEGACY_ACTION = /```(?:bash|mswea_bash_command)\s*\n(.*?)\n```/gs;
  * @example
  * ```ts
  * import { parseTrajectory } from "./parse_trajectory.ts";
+ * const fence = "`".repeat(3); // a fence written out would end this example
  * const t = parseTrajectory([
  *   { role: "system", content: "You are..." },
  *   { role: "user", content: "Fix it" },
- *   { role: "assistant", content: "```bash\nls\n```" },
+ *   { role: "assistant", content: `${fence}bash\nls\n${fence}` },
  *   { role: "user", content: "<returncode>0</returncode>\n<output>\na.py\n</output>" },
  * ]);
  * t.steps[0]!.actions[0]!.observation!.returncode; // 0
