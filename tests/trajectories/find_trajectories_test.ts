@@ -45,5 +45,5 @@ Deno.test("a single run's default output is runs/<UTC timestamp>.traj.json, whic
   assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
   const found = await findTrajectories([`${dir}/runs`]);
   assertEquals(found.length, 1);
-  assertMatch(found[0]!, /\/runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ[^/]*\.traj\.json$/);
+  assertMatch(found[0]!, /\/runs\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?Z[^/]*\.traj\.json$/);
 });
