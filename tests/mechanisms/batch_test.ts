@@ -32,7 +32,7 @@ async function arm(specs: string[], replies: Parameters<typeof writeBatch>[0][nu
   return {
     s,
     preds: JSON.parse(await Deno.readTextFile(s.predsPath)),
-    statuses: load(await Deno.readTextFile(s.statusesPath)) as Record<string, unknown>,
+    statuses: load(await Deno.readTextFile(s.statusesPath!)) as Record<string, unknown>,
     traj: (await readTrajectory(`${fx.out}/a/a.traj.json`)).data,
     lines,
   };
