@@ -318,12 +318,17 @@ function scanTorn(text: string): TornScan {
   let expect = VALUE;
   let rootKey = "";
   let messagesDepth = -1;
-  const done = (end: number): boolean => {
+  /** A value ended at `end`; true stops the scan (the root ended, or a message that is no object). */
+  const done = (end: number, object: boolean): boolean => {
     if (stack.length === 0) {
       scan.rootEnd = end;
       return true;
     }
-    if (stack.length === messagesDepth) scan.messageEnds.push(end);
+    if (stack.length === messagesDepth && scan.messagesEnd < 0) {
+      // A message is an object: anything else there is a torn tail read as a value (e.g. `"info"`).
+      if (!object) return true;
+      scan.messageEnds.push(end);
+    }
     if (stack.length === 1 && !scan.rootIsArray) scan.memberEnds.push(end);
     expect = COMMA_OR_CLOSE;
     return false;
@@ -346,7 +351,7 @@ function scanTorn(text: string): TornScan {
         if (stack.length === 1) rootKey = text.slice(i + 1, j);
         expect = COLON;
       } else if (expect === VALUE || expect === VALUE_OR_CLOSE) {
-        if (done(j + 1)) return scan;
+        if (done(j + 1, false)) return scan;
       } else return scan;
       i = j + 1;
     } else if (c === "{" || c === "[") {
@@ -367,7 +372,7 @@ function scanTorn(text: string): TornScan {
       if (stack.at(-1) !== isArray || (expect !== COMMA_OR_CLOSE && !closable)) return scan;
       if (stack.length === messagesDepth) scan.messagesEnd = i + 1;
       stack.pop();
-      if (done(i + 1)) return scan;
+      if (done(i + 1, !isArray)) return scan;
       i++;
     } else if (c === ",") {
       if (expect !== COMMA_OR_CLOSE) return scan;
@@ -381,7 +386,7 @@ function scanTorn(text: string): TornScan {
       SCALAR.lastIndex = i;
       if ((expect !== VALUE && expect !== VALUE_OR_CLOSE) || !SCALAR.test(text)) return scan;
       if (SCALAR.lastIndex >= text.length) return scan; // a number cut at the end may be short
-      if (done(SCALAR.lastIndex)) return scan;
+      if (done(SCALAR.lastIndex, false)) return scan;
       i = SCALAR.lastIndex;
     }
   }

@@ -127,6 +127,14 @@ Deno.test("readTrajectory() reads a compact torn file and rejects text with no m
   await assertRejects(() => readTrajectory(path), SyntaxError, "no messages array");
 });
 
+Deno.test("readTrajectory() stops at a torn tail that reads as a value but is no message", async () => {
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  // An old tail overwritten front to back, torn: the old `"info"` key now sits where a message would.
+  const head = JSON.stringify({ trajectory_format: "x", messages: [msg(0)] }).slice(0, -2);
+  await Deno.writeTextFile(path, `${head}, "info", ${JSON.stringify(msg(1))}, 5`);
+  assertEquals((await readTrajectory(path)).data.messages, [msg(0)]);
+});
+
 Deno.test("readTrajectory() keeps a whole info when only the closing brace is missing", async () => {
   const path = `${await Deno.makeTempDir()}/t.json`;
   const w = new TrajectoryWriter(path);
