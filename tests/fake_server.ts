@@ -41,6 +41,8 @@ export interface FakeServerOptions {
   onRequest?: (request: RecordedRequest, index: number) => void | Promise<void>;
   /** Echoed as the response's `model`. Default: the request's `model`. */
   model?: string;
+  /** Streamed replies (`"stream": true` requests): pause this long between events. Default 0. */
+  streamDelayMs?: number;
 }
 
 const encoder = new TextEncoder();
@@ -100,10 +102,15 @@ export function startFakeServer(
       const message = `fake server: script has ${replies.length} replies, request ${index + 1} was made`;
       return await send(500, JSON.stringify({ error: { message } }));
     }
+    const model = opts.model ??
+      (isRecord(request.body) && typeof request.body.model === "string" ? request.body.model : "fake");
+    const streamed = isRecord(request.body) && request.body.stream === true;
     if (!isFault(reply)) {
-      const model = opts.model ??
-        (isRecord(request.body) && typeof request.body.model === "string" ? request.body.model : "fake");
-      return await send(200, JSON.stringify(toCompletionBody(reply, index, model)));
+      const body = toCompletionBody(reply, index, model);
+      if (!streamed) return await send(200, JSON.stringify(body));
+      await writeStream(conn, toStreamEvents(body), opts.streamDelayMs ?? 0, wait, keep);
+      sent();
+      return keep;
     }
     switch (reply.fault) {
       case "status": {
@@ -119,6 +126,12 @@ export function startFakeServer(
       case "garbage":
         return await send(200, "<html>502 Bad Gateway: upstream hiccup</html>");
       case "truncate": {
+        if (streamed) {
+          const events = toStreamEvents(toCompletionBody({ content: "x".repeat(200) }, index, "fake"));
+          await writeStream(conn, events.slice(0, events.length >> 1), 0, wait, false, true);
+          sent();
+          return false;
+        }
         const body = encoder.encode(
           JSON.stringify(toCompletionBody({ content: "x".repeat(200) }, index, "fake")),
         );
@@ -257,6 +270,82 @@ class RequestReader {
   }
 }
 
+/**
+ * The server-sent events a provider streams for a completion body: a first chunk with the role, the
+ * content in pieces, each tool call (id and name, then its arguments in pieces), other message
+ * fields, a last chunk with the finish reason, a usage chunk, then `[DONE]`.
+ */
+export function toStreamEvents(body: Json): string[] {
+  if (!isRecord(body) || !Array.isArray(body.choices) || !isRecord(body.choices[0])) return [];
+  const choice = body.choices[0];
+  const message = isRecord(choice.message) ? choice.message : {};
+  const base = {
+    id: body.id ?? null,
+    object: "chat.completion.chunk",
+    created: body.created ?? null,
+    model: body.model ?? null,
+  };
+  const chunk = (delta: { [key: string]: Json }, finish: Json = null) =>
+    JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const pieces = (text: string, size: number) => {
+    const chars = [...text];
+    const out: string[] = [];
+    for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(""));
+    return out;
+  };
+  const content = typeof message.content === "string" ? message.content : null;
+  const events = [chunk({ role: "assistant", content: content === null ? null : "" })];
+  if (content !== null) { for (const piece of pieces(content, 8)) events.push(chunk({ content: piece })); }
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  calls.forEach((call, index) => {
+    if (!isRecord(call) || !isRecord(call.function)) return;
+    const fn = call.function;
+    events.push(
+      chunk({
+        tool_calls: [{
+          index,
+          id: call.id ?? null,
+          type: "function",
+          function: { name: fn.name ?? null, arguments: "" },
+        }],
+      }),
+    );
+    for (const piece of pieces(String(fn.arguments ?? ""), 16)) {
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  });
+  for (const [key, value] of Object.entries(message)) {
+    if (!["role", "content", "tool_calls"].includes(key)) events.push(chunk({ [key]: value }));
+  }
+  events.push(chunk({}, choice.finish_reason ?? null));
+  if (body.usage !== undefined) events.push(JSON.stringify({ ...base, choices: [], usage: body.usage }));
+  events.push("[DONE]");
+  return events;
+}
+
+/** Write SSE events as a chunked `text/event-stream` response (`cut`: stop without the last chunk). */
+async function writeStream(
+  conn: Deno.Conn,
+  events: string[],
+  delayMs: number,
+  wait: (ms: number) => Promise<void>,
+  keep: boolean,
+  cut = false,
+): Promise<void> {
+  const head = ["HTTP/1.1 200 OK", "content-type: text/event-stream", "transfer-encoding: chunked"];
+  if (!keep) head.push("connection: close");
+  await write(conn, encoder.encode(head.join("\r\n") + "\r\n\r\n"));
+  for (const event of events) {
+    const data = encoder.encode(`data: ${event}\n\n`);
+    await write(
+      conn,
+      concat(encoder.encode(`${data.length.toString(16)}\r\n`), data, encoder.encode("\r\n")),
+    );
+    if (delayMs > 0) await wait(delayMs);
+  }
+  if (!cut) await write(conn, encoder.encode("0\r\n\r\n"));
+}
+
 function response(status: number, body: string, headers: Record<string, string> = {}): Uint8Array {
   const bytes = encoder.encode(body);
   const lines = [`HTTP/1.1 ${status} ${status === 200 ? "OK" : "Scripted"}`];
@@ -288,7 +377,7 @@ function indexOf(buf: Uint8Array, needle: string): number {
   return -1;
 }
 
-function isRecord(value: Json): value is { [key: string]: Json } {
+function isRecord(value: Json | undefined): value is { [key: string]: Json } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

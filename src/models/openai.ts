@@ -18,6 +18,7 @@ import {
   ProviderErrorBody,
 } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
+import { readCompletionStream, type StreamSink } from "./_stream.ts";
 import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config_keys.ts";
 import type { Gateway } from "./_gateways.ts";
 
@@ -94,6 +95,12 @@ export const OPENAI_KEYS = defineKeys({
     defaultDoc: "`input_cost_per_token`",
     doc: "Dollars per prompt token read from the provider's cache.",
   },
+  stream: {
+    type: "bool",
+    default: false,
+    doc: "Ask for a streamed reply (`stream: true`) and show it as it arrives at a terminal; the saved " +
+      "message and response are those of a non-streamed request. Off: the request bytes stay upstream's.",
+  },
   cost_tracking: {
     type: "string",
     default: "default",
@@ -120,6 +127,8 @@ export interface OpenAIClientDeps {
   random?: () => number;
   /** An OpenAI-compatible gateway (upstream's `portkey`, `requesty`): its URL and headers. */
   gateway?: Gateway;
+  /** Receives a streamed reply as it arrives (`model.stream`). */
+  onStream?: StreamSink;
 }
 
 const DROPPED = [
@@ -180,6 +189,7 @@ export class OpenAIClient implements ChatClient {
   #bodies = new RequestBodies();
   /** The endpoint answered 411: bodies go whole (with a Content-Length), not streamed. */
   #lengthRequired = false;
+  #stream: { sink: StreamSink | undefined } | undefined;
 
   /**
    * @param config the `model:` section (see {@link OpenAIClientConfig})
@@ -247,6 +257,7 @@ export class OpenAIClient implements ChatClient {
       log: (line) => log(this.#redact(line)),
     };
 
+    if (config.stream) this.#stream = { sink: deps.onStream };
     this.#prices = prices(config, kwargs);
     this.#ignoreCostErrors = config.cost_tracking === "ignore_errors";
     this.#costLimit = deps.costLimit > 0 ? deps.costLimit : 0;
@@ -275,6 +286,7 @@ export class OpenAIClient implements ChatClient {
   async complete(request: ChatRequest, signal?: AbortSignal): Promise<Completion> {
     const payload: { [key: string]: unknown } = { model: this.endpoint.model, messages: request.messages };
     if (request.tools !== undefined) payload.tools = request.tools;
+    if (this.#stream) Object.assign(payload, { stream: true, stream_options: { include_usage: true } });
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
     const parsed = await retry(this.#url, () => this.#attempt(body, signal), this.#policy, signal);
     const cost = callCost(parsed.usage, this.#prices) ?? this.#unknownCost();
@@ -287,7 +299,7 @@ export class OpenAIClient implements ChatClient {
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
-    let status: number, headers: Headers, text: string;
+    let status = 0, headers: Headers, text: string | Json;
     try {
       const response = await fetch(this.#url, {
         method: "POST",
@@ -297,9 +309,13 @@ export class OpenAIClient implements ChatClient {
       });
       status = response.status;
       headers = response.headers;
-      text = await response.text();
+      text = this.#stream && response.ok && response.body &&
+          headers.get("content-type")?.startsWith("text/event-stream")
+        ? await readCompletionStream(response.body, this.#stream.sink)
+        : await response.text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof MalformedBodyError) throw new TransientError(this.#redact(error.message), status);
       if (controller.signal.aborted) {
         throw new TransientError(
           `no complete response within ${this.#timeoutMs / 1000} s (model.request_timeout)`,
@@ -322,7 +338,7 @@ export class OpenAIClient implements ChatClient {
       this.#policy.log(`note: ${this.endpoint.baseUrl} wants a Content-Length; sending whole request bodies`);
       return await this.#attempt(body, signal);
     }
-    if (status < 200 || status > 299) throw this.#statusError(status, headers, text);
+    if (status < 200 || status > 299) throw this.#statusError(status, headers, String(text));
     try {
       return parseCompletionBody(text);
     } catch (error) {

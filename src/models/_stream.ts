@@ -1,0 +1,167 @@
+/**
+ * Streamed chat completions (`model.stream: true`): read the server-sent events of one response,
+ * pass the text on as it arrives, and rebuild the body a non-streamed request would have returned,
+ * so the saved message and response do not depend on the transport.
+ *
+ * @module
+ */
+import type { Json } from "../types.ts";
+import { isObject, MalformedBodyError, oneLine } from "./_wire.ts";
+
+/** What a streamed reply shows while it arrives: each attempt starts, then its text in pieces. */
+export type StreamEvent = { type: "start" } | { type: "text"; text: string };
+
+/** Receives {@link StreamEvent}s (the interactive screen). */
+export type StreamSink = (event: StreamEvent) => void;
+
+interface ToolCallParts {
+  id: string;
+  type: string;
+  name: string;
+  arguments: string;
+}
+
+/** Rebuilds a `chat.completion` body from `chat.completion.chunk`s. */
+class Assembler {
+  top: { [key: string]: Json } = {};
+  content: string | null = null;
+  calls: ToolCallParts[] = [];
+  other: { [key: string]: Json } = {};
+  finish: Json = null;
+  usage: Json | undefined;
+  chunks = 0;
+
+  add(chunk: { [key: string]: Json }): string {
+    this.chunks++;
+    for (const [key, value] of Object.entries(chunk)) {
+      if (key !== "choices" && key !== "usage" && key !== "object" && !(key in this.top)) {
+        this.top[key] = value;
+      }
+    }
+    if (isObject(chunk.usage)) this.usage = chunk.usage;
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (!isObject(choice)) return "";
+    if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
+      this.finish = choice.finish_reason;
+    }
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    let text = "";
+    for (const [key, value] of Object.entries(delta)) {
+      if (key === "role") continue;
+      if (key === "content") {
+        if (typeof value === "string") {
+          this.content = (this.content ?? "") + value;
+          text = value;
+        }
+      } else if (key === "tool_calls") {
+        if (Array.isArray(value)) { for (const part of value) this.#toolCall(part); }
+      } else if (typeof value === "string" && typeof this.other[key] === "string") {
+        this.other[key] = (this.other[key] as string) + value;
+      } else if (value !== null || !(key in this.other)) this.other[key] = value;
+    }
+    return text;
+  }
+
+  #toolCall(part: Json): void {
+    if (!isObject(part)) return;
+    const index = typeof part.index === "number" ? part.index : this.calls.length;
+    const call = this.calls[index] ??= { id: "", type: "function", name: "", arguments: "" };
+    if (typeof part.id === "string" && part.id && !call.id) call.id = part.id;
+    if (typeof part.type === "string") call.type = part.type;
+    const fn = isObject(part.function) ? part.function : {};
+    if (typeof fn.name === "string" && fn.name && !call.name) call.name = fn.name;
+    if (typeof fn.arguments === "string") call.arguments += fn.arguments;
+  }
+
+  body(): Json {
+    const { id = null, created = null, model = null, ...rest } = this.top;
+    const message: { [key: string]: Json } = { role: "assistant", content: this.content };
+    const calls = this.calls.filter((c) => c !== undefined);
+    if (calls.length) {
+      message.tool_calls = calls.map((c) => ({
+        id: c.id,
+        type: c.type,
+        function: { name: c.name, arguments: c.arguments },
+      }));
+    }
+    Object.assign(message, this.other);
+    const out: { [key: string]: Json } = {
+      id,
+      object: "chat.completion",
+      created,
+      model,
+      choices: [{ index: 0, message, finish_reason: this.finish }],
+    };
+    if (this.usage !== undefined) out.usage = this.usage;
+    return { ...out, ...rest };
+  }
+}
+
+/**
+ * Read one SSE response (`data: {chunk}` events, `data: [DONE]` at the end) and rebuild the
+ * non-streamed body: `{id, object: "chat.completion", created, model, choices: [{index, message,
+ * finish_reason}], usage, ...}`, the message's content and tool-call arguments concatenated.
+ *
+ * @param body the response body
+ * @param sink receives `start` at the first chunk and each piece of text
+ * @throws {MalformedBodyError} for a non-JSON event, an error event, or a stream that ends before
+ *   the reply is complete (retryable, like a malformed non-streamed body)
+ */
+export async function readCompletionStream(
+  body: ReadableStream<Uint8Array>,
+  sink?: StreamSink,
+): Promise<Json> {
+  const assembler = new Assembler();
+  let buffer = "";
+  let done = false;
+  const event = (data: string) => {
+    if (data === "[DONE]") {
+      done = true;
+      return;
+    }
+    let chunk: Json;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      throw new MalformedBodyError(
+        `Cannot parse completion stream: event is not JSON (${oneLine(data, 80)})`,
+      );
+    }
+    if (!isObject(chunk)) {
+      throw new MalformedBodyError("Cannot parse completion stream: event is not an object");
+    }
+    if (chunk.error !== undefined) {
+      const message = isObject(chunk.error) ? chunk.error.message : chunk.error;
+      throw new MalformedBodyError(
+        `Cannot parse completion stream: provider error: ${oneLine(String(message))}`,
+      );
+    }
+    if (assembler.chunks === 0) sink?.({ type: "start" });
+    const text = assembler.add(chunk);
+    if (text) sink?.({ type: "text", text });
+  };
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    while (!done) {
+      const { value, done: ended } = await reader.read();
+      if (ended) break;
+      buffer += value.replaceAll("\r\n", "\n");
+      let end: number;
+      while (!done && (end = buffer.indexOf("\n\n")) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) =>
+          l.slice(5).replace(/^ /, "")
+        );
+        if (data.length) event(data.join("\n"));
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  if (!done && assembler.finish === null) {
+    throw new MalformedBodyError("Cannot parse completion stream: it ended before the reply was complete");
+  }
+  if (assembler.chunks === 0) throw new MalformedBodyError("Cannot parse completion stream: no events");
+  return assembler.body();
+}

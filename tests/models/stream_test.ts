@@ -1,0 +1,84 @@
+import { assert, assertEquals } from "../_assert.ts";
+import { OpenAIClient } from "../../src/models/openai.ts";
+import type { StreamEvent } from "../../src/models/_stream.ts";
+import type { ScriptReply } from "../../src/models/_script.ts";
+import type { ChatRequest, Completion } from "../../src/types.ts";
+import { startFakeServer } from "../fake_server.ts";
+
+const REQUEST: ChatRequest = { messages: [{ role: "user", content: "List files." }] };
+
+const REPLIES: ScriptReply[] = [
+  {
+    content: "Let me look: ünïcødé 🙂 and a long enough text to arrive in many pieces.",
+    commands: ["ls -la", "cat 'a b'"],
+  },
+  { content: null, commands: ["echo only a tool call"], cost: 0.25 },
+  { content: "plain text, no calls", reasoning_content: "thinking it over", usage: { prompt_tokens: 7 } },
+  {
+    content: "hand-written call",
+    tool_calls: [{
+      id: "call_z",
+      type: "function",
+      function: { name: "bash", arguments: '{"command": "pwd"}' },
+    }],
+  },
+];
+
+async function completions(stream: boolean, onStream?: (e: StreamEvent) => void): Promise<Completion[]> {
+  const server = await startFakeServer(REPLIES);
+  try {
+    const client = new OpenAIClient(
+      { model_name: "hosted_vllm/test-model", base_url: server.url, cost_tracking: "ignore_errors", stream },
+      { env: {}, costLimit: 0, log: () => {}, ...(onStream ? { onStream } : {}) },
+    );
+    const out: Completion[] = [];
+    for (const _ of REPLIES) out.push(await client.complete(REQUEST));
+    if (stream) {
+      for (const r of server.requests) {
+        assertEquals((r.body as Record<string, unknown>).stream, true);
+        assertEquals((r.body as Record<string, unknown>).stream_options, { include_usage: true });
+      }
+    } else {
+      for (const r of server.requests) assert(!("stream" in (r.body as Record<string, unknown>)));
+    }
+    return out;
+  } finally {
+    await server.close();
+  }
+}
+
+Deno.test("OpenAIClient with model.stream saves the same message, response and cost as without", async () => {
+  const events: StreamEvent[] = [];
+  const streamed = await completions(true, (e) => events.push(e));
+  const plain = await completions(false);
+  assertEquals(streamed, plain);
+  assertEquals(events.filter((e) => e.type === "start").length, REPLIES.length);
+  const text = events.map((e) => (e.type === "text" ? e.text : "")).join("");
+  assertEquals(text, REPLIES.map((r) => ("content" in r ? r.content ?? "" : "")).join(""));
+  assert(events.filter((e) => e.type === "text").length > 8, "the text arrives in pieces");
+});
+
+Deno.test("OpenAIClient with model.stream retries a stream cut short, showing the retry", async () => {
+  const server = await startFakeServer([{ fault: "truncate" }, { content: "whole", commands: ["ls"] }]);
+  try {
+    const events: StreamEvent[] = [];
+    const logs: string[] = [];
+    const client = new OpenAIClient(
+      { model_name: "hosted_vllm/m", base_url: server.url, cost_tracking: "ignore_errors", stream: true },
+      {
+        env: {},
+        costLimit: 0,
+        log: (l) => logs.push(l),
+        sleep: () => Promise.resolve(),
+        onStream: (e) => events.push(e),
+      },
+    );
+    const completion = await client.complete(REQUEST);
+    assertEquals(completion.message.content, "whole");
+    assertEquals(server.requests.length, 2);
+    assertEquals(events.filter((e) => e.type === "start").length, 2);
+    assert(logs.some((l) => /^Retrying model query/.test(l)), logs.join("\n"));
+  } finally {
+    await server.close();
+  }
+});
