@@ -7,12 +7,14 @@
 import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
 import { flagsToConfig } from "./src/cli.ts";
-import { isTree, loadConfig, namesWholeConfig } from "./src/config.ts";
+import { isTree, loadConfig, namesWholeConfig, resolveConfig } from "./src/config.ts";
+import { refuseSilentYolo } from "./src/agents/_silent_yolo.ts";
 import { ConfigError, type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "./src/errors.ts";
 import { runEpisode } from "./src/run.ts";
 import type { Environment } from "./src/types.ts";
 import { formatForDisplay } from "./src/display.ts";
 import type { BatchFlags } from "./src/batch/cli.ts";
+import type { Interrupts } from "./src/terminal/user_io.ts";
 
 const EXIT_CODES: Record<string, number> = {
   Submitted: 0,
@@ -77,19 +79,32 @@ function timestamp(): string {
 
 /**
  * The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults.
- * `base` (a built-in) comes first unless some `-c` names a whole config.
+ * `base` (a built-in) comes first unless some `-c` names a whole config. `atTerminal`: when no config or
+ * flag names the agent class, it is `interactive` if stdin and stdout are terminals and either no task
+ * flag is given or the config asks for `agent.mode` confirm / human.
  */
-async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, string>, base = "default") {
+async function resolveFlagsConfig(
+  flags: RunFlags,
+  hostEnv: Record<string, string>,
+  base = "default",
+  atTerminal = false,
+) {
   const implicit = flags.config.some(namesWholeConfig) ? 0 : 1;
   const specs = implicit ? [base, ...flags.config] : flags.config;
   const builtinDir = new URL("./config", import.meta.url).pathname;
   const configDir = hostEnv.MSWEA_CONFIG_DIR;
-  const { config, sources } = await loadConfig(
+  let { config, sources } = await loadConfig(
     specs,
     { builtinDir, ...(configDir ? { configDir } : {}), readTextFile: Deno.readTextFile },
     err,
     { hostEnv, overrides: flagsToConfig(flags), implicit },
   );
+  const classSet = sources.some((s) => isTree(s.data.agent) && s.data.agent.agent_class !== undefined);
+  const asks = config.agent.mode === "confirm" || config.agent.mode === "human";
+  if (atTerminal && !classSet && (asks || (flags.task === undefined && flags.taskFile === undefined))) {
+    sources = [{ spec: "the terminal", data: { agent: { agent_class: "interactive" } } }, ...sources];
+    config = resolveConfig(sources, { hostEnv });
+  }
   const envClass = config.environment.environment_class;
   const runArgsSet = sources.some((s) =>
     isTree(s.data.environment) && s.data.environment.run_args !== undefined
@@ -99,7 +114,7 @@ async function resolveFlagsConfig(flags: RunFlags, hostEnv: Record<string, strin
     const { defaultIsolationArgs } = await import("./src/environments/docker.ts");
     config.environment.run_args = defaultIsolationArgs(navigator.hardwareConcurrency, mem);
   }
-  return config;
+  return { config, sources };
 }
 
 /**
@@ -126,7 +141,21 @@ async function run(flags: RunFlags): Promise<number> {
   fetch("data:,").then((r) => r.body?.cancel(), () => {});
   const hostEnv = await hostEnvironment();
   const cwd = Deno.cwd();
-  const config = await resolveFlagsConfig(flags, hostEnv);
+  const canAsk = Deno.stdin.isTerminal();
+  const { config, sources } = await resolveFlagsConfig(
+    flags,
+    hostEnv,
+    "default",
+    canAsk && Deno.stdout.isTerminal(),
+  );
+  const interactive = config.agent.agent_class === "interactive";
+  if (!canAsk) {
+    const ways = "pass -y (agent.mode=yolo) to run without asking, or run claudius at a terminal";
+    refuseSilentYolo(config, sources, "stdin is not a terminal", ways);
+  } else if (!interactive) {
+    const ways = "pass -y (agent.mode=yolo), or --agent-class interactive";
+    refuseSilentYolo(config, sources, "agent.agent_class 'default' never asks", ways);
+  }
 
   let task = flags.task;
   if (flags.taskFile !== undefined) {
@@ -135,8 +164,19 @@ async function run(flags: RunFlags): Promise<number> {
     });
   }
   task ??= config.run.task;
+  const session = interactive || (task === undefined && canAsk)
+    ? await openTerminal(hostEnv, canAsk)
+    : undefined;
   if (task === undefined) {
-    throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
+    if (!session) throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
+    try {
+      task = await session.askTask();
+    } catch (e) {
+      if (e instanceof Error && e.name === "KeyboardInterrupt") return EXIT_CODES.Interrupted!;
+      if (e instanceof Error && e.name === "EndOfInput") throw new UsageError("no task: the input ended");
+      throw e;
+    }
+    if (!task.trim()) throw new UsageError("no task: the entry was empty");
   }
   if (task.trim() === "") {
     const from = flags.taskFile !== undefined
@@ -153,44 +193,100 @@ async function run(flags: RunFlags): Promise<number> {
   const force = new AbortController();
   let env: Environment | undefined;
   let episode: Promise<unknown> = Promise.resolve();
-  const removeSignals = onSignals(
-    (name, status) => {
-      err(`claudius: ${name} received, ending the run (again to force)`);
-      controller.abort(new Interrupted(exitMessage(status)));
-    },
-    (name, status) => {
-      // Forced: the environment goes now (a starting container too), then the run records its
-      // ending and exits; within 10 s whatever happens.
-      err(`claudius: ${name} again: removing the environment and exiting`);
-      force.abort();
-      const deadline = new Promise((resolve) => setTimeout(resolve, 10_000));
-      Promise.race([Promise.allSettled([env?.close(), episode]), deadline])
-        .finally(() => Deno.exit(EXIT_CODES[status] ?? 1));
-    },
-  );
+  const log = session ? (line: string) => (session.io.screen.aside(), err(line)) : err;
+  const end = (name: EndingSignal, status: string) => {
+    log(`claudius: ${name} received, ending the run (again to force)`);
+    controller.abort(new Interrupted(exitMessage(status)));
+  };
+  const again = (name: EndingSignal, status: string) => {
+    // Forced: the environment goes now (a starting container too), then the run records its
+    // ending and exits; within 10 s whatever happens.
+    log(`claudius: ${name} again: removing the environment and exiting`);
+    force.abort();
+    const deadline = new Promise((resolve) => setTimeout(resolve, 10_000));
+    Promise.race([Promise.allSettled([env?.close(), episode]), deadline]).finally(() => {
+      if (session?.io.input.canAsk) {
+        // A prompt may be waiting: leave the terminal as it was found.
+        quietly(() => Deno.stdout.writeSync(new TextEncoder().encode("\x1b[?2004l")));
+        quietly(() => Deno.stdin.setRaw(false));
+      }
+      Deno.exit(EXIT_CODES[status] ?? 1);
+    });
+  };
+  const removeSignals = interactive && canAsk
+    ? onInteractiveSignals(session!.io.interrupts, controller.signal, end, again)
+    : onSignals(end, again);
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
   try {
     const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
     const running = runEpisode(config, { task, outputPath, newFile }, {
       hostEnv,
-      log: err,
+      log,
       signal: controller.signal,
       force: force.signal,
       runId: crypto.randomUUID().slice(0, 8),
       cwd,
       onEnvironment: (e) => (env = e),
-      ...(flags.verbose ? { onMessage: (m) => err(formatForDisplay(m, color)) } : {}),
+      ...(flags.verbose && !interactive ? { onMessage: (m) => err(formatForDisplay(m, color)) } : {}),
+      ...(interactive && session
+        ? { interactive: session.io, onStream: (e) => session.io.screen.stream(e) }
+        : {}),
+      ...(interactive && session?.io.input.canAsk ? { ask: (question) => session.ask(question) } : {}),
     });
     episode = running;
     const { result } = await running;
     const bestOf = config.mechanisms.reroll.enabled
       ? ` (best-of-${config.mechanisms.reroll.k}: not pass@1)`
       : "";
-    err(`claudius: ${result.exit_status}${bestOf}; trajectory saved to ${outputPath}`);
+    log(`claudius: ${result.exit_status}${bestOf}; trajectory saved to ${outputPath}`);
     return EXIT_CODES[result.exit_status] ?? 1;
   } finally {
     removeSignals();
   }
+}
+
+/** The terminal session of an interactive run (loaded only then). */
+async function openTerminal(hostEnv: Record<string, string>, canAsk: boolean) {
+  const { openSession } = await import("./src/terminal/session.ts");
+  const { secretValues } = await import("./src/redact.ts");
+  const live = Deno.stdout.isTerminal();
+  const configHome = hostEnv.XDG_CONFIG_HOME || (hostEnv.HOME ? `${hostEnv.HOME}/.config` : "");
+  return openSession({
+    stdin: Deno.stdin,
+    stdout: Deno.stdout,
+    canAsk,
+    live,
+    color: live && !hostEnv.NO_COLOR,
+    columns: () => (live ? Deno.consoleSize().columns : 80),
+    ...(configHome ? { historyPath: `${configHome}/claudius/history.jsonl` } : {}),
+    secrets: secretValues(hostEnv),
+  });
+}
+
+/**
+ * Signals of an interactive run: Ctrl-C interrupts the step (the agent stops the model call or the
+ * command and asks for a comment); another before that question is answered (a double press) ends
+ * the run; any signal after the run was ended forces the exit. SIGTERM, SIGHUP and SIGQUIT end the
+ * run.
+ */
+function onInteractiveSignals(
+  interrupts: Interrupts,
+  ended: AbortSignal,
+  end: (name: EndingSignal, status: string) => void,
+  again: (name: EndingSignal, status: string) => void,
+): () => void {
+  const listeners = (Object.keys(SIGNAL_STATUSES) as EndingSignal[]).map((name) => {
+    const status = SIGNAL_STATUSES[name];
+    const listener = () => {
+      if (ended.aborted) return again(name, status);
+      if (name === "SIGINT" && !interrupts.pending) return interrupts.fire();
+      end(name, status);
+      interrupts.fire(); // ending the run also cancels a prompt that is waiting for input
+    };
+    Deno.addSignalListener(name, listener);
+    return [name, listener] as const;
+  });
+  return () => listeners.forEach(([name, listener]) => Deno.removeSignalListener(name, listener));
 }
 
 async function batch(flags: BatchFlags): Promise<number> {
@@ -210,7 +306,13 @@ async function batch(flags: BatchFlags): Promise<number> {
     }
   }
   const hostEnv = await hostEnvironment();
-  const config = await resolveFlagsConfig(flags, hostEnv, rules.baseConfig);
+  const { config, sources } = await resolveFlagsConfig(flags, hostEnv, rules.baseConfig);
+  if (config.agent.agent_class === "interactive") {
+    throw new UsageError(
+      "claudius batch never asks: agent.agent_class 'interactive' cannot be used in a batch",
+    );
+  }
+  refuseSilentYolo(config, sources, "claudius batch never asks", "pass -c agent.mode=yolo");
   const graceful = new AbortController();
   const force = new AbortController();
   let signalStatus = "";

@@ -16,7 +16,8 @@ import {
 import { type ConfigOf, defineKeys, mergeTrees } from "./config_keys.ts";
 import { pyFloat, renderTemplate } from "./template.ts";
 import { redactSecrets } from "./redact.ts";
-import type { AssistantMessage, Environment, ExecOutput, ExitExtra, Message, Model, Vars } from "./types.ts";
+import { INTERACTION_KEYS } from "./agents/_interaction_keys.ts";
+import type { Action, AssistantMessage, Environment, ExecOutput, ExitExtra, Message, Model, Vars } from "./types.ts";
 import type { AgentHooks } from "./agent_hooks.ts";
 
 const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts";
@@ -61,13 +62,7 @@ export const AGENT_KEYS = defineKeys({
     doc: "End with `RepeatedFormatError` after this many malformed replies in a row; 0 = unlimited.",
   },
   output_path: { type: "string|null", default: null, doc: "Trajectory path (`-o` wins)." },
-  mode: {
-    type: "string",
-    inert: true,
-    doc: "upstream's interactive agent",
-  },
-  whitelist_actions: { type: "string[]", inert: true, doc: "upstream's interactive agent" },
-  confirm_exit: { type: "bool", inert: true, doc: "upstream's interactive agent" },
+  ...INTERACTION_KEYS,
 });
 
 /** The resolved `agent` section. */
@@ -112,6 +107,8 @@ export function checkSubmission(output: ExecOutput): void {
 
 /** Upstream's DefaultAgent: the loop, its counters, and the message list that is the trajectory. */
 export class DefaultAgent {
+  /** Recorded as `info.config.agent_type`. */
+  readonly type: string = "claudius.agent.DefaultAgent";
   readonly config: AgentConfig;
   readonly model: Model;
   readonly env: Environment;
@@ -230,14 +227,14 @@ export class DefaultAgent {
 
   /** Check limits, then query the model and append its message. */
   async query(): Promise<AssistantMessage> {
-    this.#deps.signal?.throwIfAborted();
+    this.signal()?.throwIfAborted();
     if (this.hooks?.beforeQuery) await this.hooks.beforeQuery(this);
     this.checkLimits();
     this.#deps.beforeCall?.();
     this.nCalls++;
     const message = await this.model.query(
       this.hooks?.context?.(this.messages) ?? this.messages,
-      this.#deps.signal,
+      this.signal(),
     );
     this.cost += message.extra.cost;
     this.addMessages(message);
@@ -257,17 +254,28 @@ export class DefaultAgent {
     }
   }
 
+  /** What aborts the model call and the commands (the run's signal; a subclass may add its own). */
+  protected signal(): AbortSignal | undefined {
+    return this.#deps.signal;
+  }
+
   /** Run the message's actions in order; a submission ends the run before later actions. */
   async executeActions(message: AssistantMessage): Promise<Message[]> {
     const outputs: ExecOutput[] = [];
     for (const action of message.extra.actions) {
-      let output = (this.hooks?.execute && await this.hooks.execute(action, this)) ||
-        await this.env.execute(action, this.#deps.signal);
-      this.#deps.signal?.throwIfAborted();
-      if (this.hooks?.observe) output = await this.hooks.observe(action, output, this);
+      const output = await this.runAction(action);
       checkSubmission(output);
       outputs.push(output);
     }
     return this.addMessages(...this.model.formatObservations(message, outputs, this.templateVars()));
+  }
+
+  /** Run one action (a mechanism's, else the environment's), then let the mechanisms see its output. */
+  protected async runAction(action: Action): Promise<ExecOutput> {
+    let output = (this.hooks?.execute && await this.hooks.execute(action, this)) ||
+      await this.env.execute(action, this.signal());
+    this.signal()?.throwIfAborted();
+    if (this.hooks?.observe) output = await this.hooks.observe(action, output, this);
+    return output;
   }
 }

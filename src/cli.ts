@@ -24,6 +24,12 @@ export interface RunFlags {
   config: string[];
   output?: string;
   verbose: boolean;
+  /** `agent.mode: yolo`. */
+  yolo?: boolean;
+  /** `agent.confirm_exit: false`. */
+  exitImmediately?: boolean;
+  /** `agent.agent_class`: `default` or `interactive`. */
+  agentClass?: string;
 }
 
 /** What the command line asks for. */
@@ -47,7 +53,8 @@ export const HELP =
   `claudius ${VERSION}: a minimal coding agent whose only tool is bash (mini-swe-agent compatible)
 
 Usage:
-  claudius [--task T | --task-file F] [options]    run one episode
+  claudius [--task T | --task-file F] [options]    run one episode (at a terminal without a task:
+                                                   interactive, asks for the task)
   claudius batch INSTANCES [options]               run many instances in parallel (batch --help)
   claudius reap [--docker-host H]... [--all-hosts]
                                                    remove containers left by this machine's dead runs
@@ -65,17 +72,24 @@ Options:
       --model-class CLASS  openai | openai_textbased | scripted | scripted_textbased
                            (upstream aliases: litellm, openrouter, litellm_textbased, openrouter_textbased)
       --base-url URL       OpenAI-compatible endpoint (model.base_url)
-      --env ENV            local | docker | podman | bubblewrap (environment.environment_class)
+      --env ENV            local | docker | podman | bubblewrap (environment.environment_class);
+                           also --environment-class
       --image IMAGE        container image (environment.image)
       --step-limit N       agent.step_limit (0 = none)
-      --cost-limit X       agent.cost_limit in dollars (0 = none)
+  -l, --cost-limit X       agent.cost_limit in dollars (0 = none)
       --time-limit S       agent.wall_time_limit_seconds (0 = none)
       --cwd DIR            environment.cwd (local default: ./workspace, created)
   -c, --config SPEC        config file or name (looked up in ., $MSWEA_CONFIG_DIR, the built-ins default,
-                           textbased, daemon, benchmarks/*) or key=value; repeatable, merged left to right;
-                           built-in 'default' comes first unless a file or 'textbased' is given ('daemon'
-                           adds Daemon's mechanisms to it)
+                           textbased, daemon, dangerous, benchmarks/*) or key=value; repeatable, merged
+                           left to right; built-in 'default' comes first unless a file or 'textbased' is
+                           given ('daemon' adds Daemon's mechanisms to it, 'dangerous' the
+                           dangerous-command gate's list)
   -o, --output FILE        trajectory path (default runs/<UTC timestamp>.traj.json)
+      --agent-class CLASS  default | interactive (default: interactive when stdin and stdout are
+                           terminals and no --task/--task-file is given, or a config asks for
+                           agent.mode confirm or human; else default)
+  -y, --yolo               agent.mode=yolo: run the model's commands without asking
+      --exit-immediately   agent.confirm_exit=false: end at the submission without asking
   -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
       --version            print the version
   -h, --help               print this help
@@ -120,9 +134,13 @@ export function parseCommand(argv: string[]): Command {
     "model-class": { type: "string" },
     "base-url": { type: "string" },
     env: { type: "string" },
+    "environment-class": { type: "string" },
     image: { type: "string" },
     "step-limit": { type: "string" },
-    "cost-limit": { type: "string" },
+    "cost-limit": { type: "string", short: "l" },
+    "agent-class": { type: "string" },
+    yolo: { type: "boolean", short: "y" },
+    "exit-immediately": { type: "boolean" },
     "time-limit": { type: "string" },
     cwd: { type: "string" },
     config: { type: "string", short: "c", multiple: true },
@@ -137,8 +155,16 @@ export function parseCommand(argv: string[]): Command {
   if (s("task") !== undefined && s("task-file") !== undefined) {
     throw new UsageError("--task and --task-file cannot be used together");
   }
-  if (s("env") !== undefined && !["local", "docker", "podman", "bubblewrap"].includes(s("env")!)) {
-    throw new UsageError(`--env must be local, docker, podman or bubblewrap, got '${s("env")}'`);
+  const envClass = s("env") ?? s("environment-class");
+  const envFlag = s("env") !== undefined ? "--env" : "--environment-class";
+  if (s("env") !== undefined && s("environment-class") !== undefined && s("env") !== s("environment-class")) {
+    throw new UsageError("--env and --environment-class name different classes");
+  }
+  if (envClass !== undefined && !["local", "docker", "podman", "bubblewrap"].includes(envClass)) {
+    throw new UsageError(`${envFlag} must be local, docker, podman or bubblewrap, got '${envClass}'`);
+  }
+  if (s("agent-class") !== undefined && !["default", "interactive"].includes(s("agent-class")!)) {
+    throw new UsageError(`--agent-class must be default or interactive, got '${s("agent-class")}'`);
   }
   const flags: RunFlags = {
     config: (values.config as string[] | undefined) ?? [],
@@ -152,7 +178,10 @@ export function parseCommand(argv: string[]): Command {
   set("model", s("model"));
   set("modelClass", s("model-class"));
   set("baseUrl", s("base-url"));
-  set("env", s("env"));
+  set("env", envClass);
+  set("agentClass", s("agent-class"));
+  if (values.yolo) flags.yolo = true;
+  if (values["exit-immediately"]) flags.exitImmediately = true;
   set("image", s("image"));
   set("stepLimit", parseNumberFlag("step-limit", s("step-limit"), { integer: true }));
   set("costLimit", parseNumberFlag("cost-limit", s("cost-limit")));
@@ -176,6 +205,9 @@ export function flagsToConfig(flags: RunFlags): Record<string, Record<string, un
   if (flags.stepLimit !== undefined) agent.step_limit = flags.stepLimit;
   if (flags.costLimit !== undefined) agent.cost_limit = flags.costLimit;
   if (flags.timeLimit !== undefined) agent.wall_time_limit_seconds = flags.timeLimit;
+  if (flags.yolo) agent.mode = "yolo";
+  if (flags.exitImmediately) agent.confirm_exit = false;
+  if (flags.agentClass !== undefined) agent.agent_class = flags.agentClass;
   if (flags.model !== undefined) model.model_name = flags.model;
   if (flags.modelClass !== undefined) model.model_class = flags.modelClass;
   if (flags.baseUrl !== undefined) model.base_url = flags.baseUrl;

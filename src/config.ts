@@ -73,11 +73,11 @@ export const UPSTREAM_CONFIGS: Readonly<Record<string, string>> = {
 const SECTIONS = Object.keys(SCHEMA) as Section[];
 
 /** Built-in configs that add to another one (`-c daemon` keeps the built-in `default` first). */
-export const BUILTIN_OVERLAYS: ReadonlySet<string> = new Set(["daemon"]);
+export const BUILTIN_OVERLAYS: ReadonlySet<string> = new Set(["daemon", "dangerous"]);
 
 /**
  * True when `-c SPEC` names a whole config (a file or a full built-in), which replaces the built-in
- * `default`; `key=value` specs and overlays (`daemon`) add to it.
+ * `default`; `key=value` specs and overlays (`daemon`, `dangerous`) add to it.
  */
 export function namesWholeConfig(spec: string): boolean {
   return !spec.includes("=") && !BUILTIN_OVERLAYS.has(spec.replace(/\.ya?ml$/, ""));

@@ -8,6 +8,7 @@
  */
 import { defineKeys, type Keys } from "./config_keys.ts";
 import { AGENT_KEYS } from "./agent.ts";
+import { INTERACTIVE_DEFAULTS } from "./agents/_interaction_keys.ts";
 import { CHAT_MODEL_KEYS } from "./model.ts";
 import { OPENAI_KEYS } from "./models/openai.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
@@ -119,6 +120,9 @@ export const MODEL_CLASSES: Record<string, ModelClass> = {
   },
 };
 
+/** The interactive agent's keys: the default agent's, with upstream's interactive defaults. */
+export const INTERACTIVE_AGENT_KEYS = { ...AGENT_KEYS, ...INTERACTIVE_DEFAULTS };
+
 const HTTP_MODEL_KEYS = { ...CHAT_MODEL_KEYS, ...OPENAI_KEYS };
 const SCRIPTED_MODEL_KEYS = { ...CHAT_MODEL_KEYS, ...SCRIPTED_KEYS };
 
@@ -127,8 +131,12 @@ export const SCHEMA: Record<Section, SectionDef> = {
   agent: {
     selector: "agent_class",
     defaultClass: "default",
-    classes: { default: AGENT_KEYS },
-    classDocs: { default: "upstream's `DefaultAgent` loop" },
+    classes: { default: AGENT_KEYS, interactive: INTERACTIVE_AGENT_KEYS },
+    classDocs: {
+      default: "upstream's `DefaultAgent` loop",
+      interactive: "upstream's `InteractiveAgent`: the loop with you in it (the default at a terminal, see " +
+        "[Interactive use](#interactive-use))",
+    },
   },
   environment: {
     selector: "environment_class",

@@ -71,6 +71,8 @@ export const SIGNAL_STATUSES: Readonly<Record<EndingSignal, string>> = {
 
 /** A signal arrived (see {@link SIGNAL_STATUSES}); carries the exit message to append. */
 export class Interrupted extends InterruptAgentFlow {}
+/** The user interrupted, rejected commands or added a task (interactive); carries the user message. */
+export class UserInterruption extends InterruptAgentFlow {}
 /** The environment can no longer run commands (e.g. its container died); ends the run. */
 export class EnvironmentLost extends InterruptAgentFlow {}
 

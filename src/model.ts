@@ -260,7 +260,7 @@ export class ChatModel implements Model {
 
   /** One observation per action: tool messages (tool calls) or user messages (text). */
   formatObservations(
-    message: AssistantMessage,
+    message: { extra: { actions: Action[] } },
     outputs: ExecOutput[],
     vars: Vars,
   ): (ToolMessage | UserMessage)[] {

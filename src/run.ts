@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { AGENT_KEYS, DefaultAgent, type RunResult } from "./agent.ts";
+import { AGENT_KEYS, type AgentDeps, DefaultAgent, type RunResult } from "./agent.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { resolveKeys } from "./config_keys.ts";
-import { MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
+import { INTERACTIVE_AGENT_KEYS, MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
 import { ConfigError, errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "./template/_format.ts";
 import { ChatModel } from "./model.ts";
@@ -22,6 +22,9 @@ import { enabledMechanisms } from "./mechanisms/_keys.ts";
 import { GATEWAYS } from "./models/_gateways.ts";
 import type { ChatClient, Environment, Json, Message, Model, Vars } from "./types.ts";
 import { GlobalLimits } from "./global_limits.ts";
+import type { InteractiveIO } from "./agents/interactive.ts";
+import type { StreamSink } from "./models/_stream.ts";
+import type { ApproveCommand } from "./environments/gated.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
 export const UPSTREAM_VERSION = "2.4.6";
@@ -53,6 +56,10 @@ export interface EpisodeDeps {
   ask?: (question: string) => Promise<string | null>;
   /** Process-wide limits shared by a batch's episodes (default: from `MSWEA_GLOBAL_*_LIMIT`). */
   globalLimits?: GlobalLimits;
+  /** The person's side of an interactive run (`agent.agent_class: interactive`). */
+  interactive?: InteractiveIO;
+  /** Receives streamed replies as they arrive (`model.stream`). */
+  onStream?: StreamSink;
 }
 
 /** What to run. */
@@ -88,7 +95,7 @@ export interface EpisodeResult {
 export async function makeModel(
   config: Record<string, unknown>,
   costLimit: number,
-  deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "globalLimits">,
+  deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "globalLimits" | "onStream">,
 ): Promise<Model> {
   const { model_class: cls = SCHEMA.model.defaultClass, ...own } = config;
   const spec = MODEL_CLASSES[String(cls)];
@@ -127,6 +134,7 @@ export async function makeModel(
       log: deps.log,
       costLimit,
       ...(gateway ? { gateway } : {}),
+      ...(deps.onStream ? { onStream: deps.onStream } : {}),
     });
   }
   if (deps.globalLimits) client = deps.globalLimits.count(client);
@@ -217,7 +225,7 @@ export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] =
     model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls },
     config: redactSecrets({
       agent: agent.config,
-      agent_type: "claudius.agent.DefaultAgent",
+      agent_type: agent.type,
       model: agent.model.config,
       model_type: agent.model.type,
       environment: agent.env.config,
@@ -298,7 +306,7 @@ export async function runEpisode(
   episode: Episode,
   deps: EpisodeDeps,
 ): Promise<EpisodeResult> {
-  const { agent_class: _, ...agentInput } = config.agent;
+  const { agent_class: agentClass, ...agentInput } = config.agent;
   const agentConfig = resolveKeys(AGENT_KEYS, agentInput, "agent");
   const secrets = secretValues(deps.hostEnv);
   const hooks = await mechanismHooks(config, episode.outputPath, secrets, deps);
@@ -323,14 +331,22 @@ export async function runEpisode(
     await writer.save(messages, info);
     await atif?.(messages, info);
   };
-  const agent = new DefaultAgent({ ...agentConfig, output_path: episode.outputPath }, model, env, {
-    save: (a) => save(a.messages, trajectoryInfo(a, secrets)),
+  const agentDeps: AgentDeps = {
+    save: (a: DefaultAgent) => save(a.messages, trajectoryInfo(a, secrets)),
     ...(hooks ? { hooks: hooks.hooks } : {}),
     beforeCall: () => globalLimits.check(),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),
-  });
+  };
+  const agent = agentClass === "interactive"
+    ? await interactiveAgent(agentInput, model, env, episode.outputPath, agentDeps, deps)
+    : new DefaultAgent(
+      { ...agentConfig, output_path: episode.outputPath },
+      model,
+      await gated(env, agentConfig.confirm_dangerous),
+      agentDeps,
+    );
   try {
     // The output is checked and created before anything is run or paid for.
     await writer.open(trajectoryInfo(agent, secrets), { exclusive: episode.newFile === true });
@@ -377,4 +393,46 @@ export async function runEpisode(
     writer.close();
     await env.close();
   }
+}
+
+/** `env` behind the dangerous-command gate when `agent.confirm_dangerous` has patterns. */
+async function gated(
+  env: Environment,
+  patterns: string[] = [],
+  approve?: ApproveCommand,
+): Promise<Environment> {
+  if (patterns.length === 0) return env;
+  const { GatedEnvironment } = await import("./environments/gated.ts");
+  return new GatedEnvironment(env, patterns, approve);
+}
+
+/** The interactive agent (loaded only for interactive runs), asking at the gate when it can. */
+async function interactiveAgent(
+  input: Record<string, unknown>,
+  model: Model,
+  env: Environment,
+  outputPath: string,
+  agentDeps: AgentDeps,
+  deps: EpisodeDeps,
+): Promise<DefaultAgent> {
+  if (!deps.interactive) {
+    throw new ConfigError(
+      "agent.agent_class 'interactive' needs a terminal session: use it with 'claudius', not 'batch'",
+    );
+  }
+  const { InteractiveAgent } = await import("./agents/interactive.ts");
+  const config = resolveKeys(INTERACTIVE_AGENT_KEYS, input, "agent");
+  let agent: InstanceType<typeof InteractiveAgent> | undefined = undefined;
+  const approve: ApproveCommand | undefined = deps.interactive.input.canAsk
+    ? (action, pattern) => agent!.approveDangerous(action, pattern)
+    : undefined;
+  const gatedEnv = await gated(env, config.confirm_dangerous, approve);
+  agent = new InteractiveAgent(
+    { ...config, output_path: outputPath },
+    model,
+    gatedEnv,
+    agentDeps,
+    deps.interactive,
+  );
+  return agent;
 }

@@ -75,6 +75,12 @@ export interface MechanismExtra {
   [key: string]: unknown;
 }
 
+/** `extra` of a command typed by the user in human mode (upstream's `User command:` message). */
+export interface HumanCommandExtra {
+  actions: Action[];
+  [key: string]: unknown;
+}
+
 /** `extra` of the exit message: the run's ending. */
 export interface ExitExtra {
   exit_status: string;
@@ -93,7 +99,7 @@ export interface SystemMessage extends WireMessage {
 /** The task, an observation (text mode), or an interruption (format error, user input). */
 export interface UserMessage extends WireMessage {
   role: "user";
-  extra?: ObservationExtra | InterruptExtra | MechanismExtra;
+  extra?: ObservationExtra | InterruptExtra | MechanismExtra | HumanCommandExtra;
 }
 /** The model's reply, as the provider returned it, plus what claudius parsed from it. */
 export interface AssistantMessage extends WireMessage {
@@ -212,7 +218,7 @@ export interface Model {
   ask?(messages: Message[], signal?: AbortSignal): Promise<AssistantMessage>;
   /** Render one observation message per action (padding unrun tool calls). */
   formatObservations(
-    message: AssistantMessage,
+    message: { extra: { actions: Action[] } },
     outputs: ExecOutput[],
     vars: Vars,
   ): (ToolMessage | UserMessage)[];

@@ -93,10 +93,32 @@ Deno.test("checkSource() warns once per upstream key claudius does not act on", 
   const warnings: string[] = [];
   checkSource({
     spec: "s",
-    data: { agent: { mode: "yolo", confirm_exit: false }, model: { multimodal_regex: "" } },
+    data: {
+      agent: { mode: "yolo", confirm_exit: false },
+      environment: { startup_timeout: 5 },
+      model: { multimodal_regex: "", provider: "x" },
+    },
   }, (w) => warnings.push(w));
   assertEquals(warnings.length, 2);
-  assertMatch(warnings[0]!, /^warning: config key 'agent.mode'/);
+  assertMatch(warnings[0]!, /^warning: config key 'environment.startup_timeout'/);
+  assertMatch(warnings[1]!, /^warning: config key 'model.provider'/);
+});
+
+Deno.test("checkSource() checks the interactive keys: mode values, whitelist patterns", () => {
+  const check = (agent: Record<string, unknown>) => () =>
+    checkSource({ spec: "s", data: { agent } }, () => {});
+  assertThrows(
+    check({ mode: "ask" }),
+    ConfigError,
+    "'agent.mode' in -c 's' must be one of confirm, yolo, human",
+  );
+  assertThrows(
+    check({ whitelist_actions: ["^ls", "(unclosed"] }),
+    ConfigError,
+    `'agent.whitelist_actions' in -c 's' has a pattern that cannot be compiled: "(unclosed"`,
+  );
+  assertThrows(check({ confirm_dangerous: ["[z-a]"] }), ConfigError, "agent.confirm_dangerous");
+  check({ mode: "human", whitelist_actions: ["^(?P<x>ls)\\b"], confirm_dangerous: ["(?i)rm -rf /"] })();
 });
 
 Deno.test("loadConfig() merges left to right and fills documented defaults", async () => {
