@@ -99,8 +99,13 @@ export class KeyParser {
       if (this.#paste !== undefined) {
         const end = this.#buffer.indexOf(PASTE_END);
         if (end === -1) {
-          this.#paste += this.#buffer;
-          this.#buffer = "";
+          // Keep what may be the start of the end marker for the next chunk.
+          const keep = this.#buffer.length - Math.max(0, this.#buffer.lastIndexOf("\x1b"));
+          const cut = keep < PASTE_END.length && this.#buffer.includes("\x1b")
+            ? this.#buffer.length - keep
+            : this.#buffer.length;
+          this.#paste += this.#buffer.slice(0, cut);
+          this.#buffer = this.#buffer.slice(cut);
           break;
         }
         keys.push({

@@ -100,7 +100,7 @@ export class Screen {
       ? "User"
       : ROLE_NAMES[message.role] ?? message.role;
     this.#show(`\n[bold green]${name}[/]:\n`);
-    this.#write(this.#fold(message.content ?? "") + "\n");
+    this.#write(this.#fold((message.content ?? "").replace(/\n$/, "")) + "\n");
   }
 
   /** Before a model call: where the run is, for a streamed reply's header. */
