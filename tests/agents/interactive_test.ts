@@ -184,3 +184,47 @@ Deno.test("InteractiveAgent refuses a whitelist pattern JavaScript cannot compil
     "agent.whitelist_actions",
   );
 });
+
+Deno.test("InteractiveAgent: the dangerous-command gate asks y/n even in yolo mode, not for human commands", async () => {
+  const scenario: Scenario = {
+    name: "gate",
+    config: "default",
+    model_class: "openrouter",
+    agent: { mode: "yolo", confirm_dangerous: ["DANGER"], confirm_exit: false },
+    replies: [
+      { content: "Risky.", commands: ["echo DANGER > refused.txt", "echo safe"], cost: 0.01 },
+      { content: "Again.", commands: ["echo DANGER > allowed.txt"], cost: 0.01 },
+      { content: "Done.", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"], cost: 0.01 },
+    ],
+    inputs: ["n", "y"],
+  };
+  const got = await play(scenario);
+  assertEquals(got.left, []);
+  const said = got.events.filter(([k]) => k === "ui").map(([, t]) => t);
+  assertEquals(said.filter((t) => t.includes("Run it?")).length, 2);
+  assert(
+    said[0]!.startsWith(
+      'This command matches agent.confirm_dangerous "DANGER":\necho DANGER > refused.txt\n',
+    ),
+  );
+  const tools = got.traj.messages.filter((m: Message) => m.role === "tool");
+  assertEquals(tools[0].extra.returncode, -1);
+  assertEquals(
+    tools[0].extra.exception_info,
+    'This command was not run: it matches the agent.confirm_dangerous pattern "DANGER" and the user declined it.',
+  );
+  assertEquals(tools[1].extra.raw_output, "safe\n");
+  assertEquals(tools[2].extra.returncode, 0);
+  assertEquals(got.result.exit_status, "Submitted");
+
+  const human = await play({ ...scenario, agent: { ...scenario.agent, mode: "human" }, replies: [] }, [
+    "echo DANGER > typed.txt",
+    "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+  ]);
+  assertEquals(human.events.filter(([k, t]) => k === "ui" && t.includes("Run it?")).length, 0);
+  const observed = human.traj.messages.filter((m: Message) =>
+    m.role === "user" && m.extra && "returncode" in m.extra
+  );
+  assertEquals(observed[0].extra.returncode, 0);
+  assertEquals(human.result.exit_status, "Submitted");
+});
