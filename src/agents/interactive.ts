@@ -206,15 +206,15 @@ export class InteractiveAgent extends DefaultAgent {
   }
 
   async #interrupted(): Promise<never> {
-    this.#io.interrupts.clear();
     let text: string;
     try {
       text = (await this.#ask(SAY.interrupted)).trim();
     } catch (e) {
-      // Ctrl-C again at this prompt ends the run, as a second Ctrl-C does anywhere.
+      // Ctrl-C again before the comment is given ends the run (`main.ts` does the same for a SIGINT).
       if (e instanceof KeyboardInterrupt) throw new Interrupted(exitMessage("Interrupted"));
       throw this.#ended(e);
     }
+    this.#io.interrupts.clear();
     if (!text || text in MODE_COMMANDS) text = TELL.temporary;
     throw new UserInterruption(userMessage(TELL.interruptedBy(text), "UserInterruption"));
   }

@@ -57,6 +57,11 @@ export class Interrupts {
     return this.#controller.signal;
   }
 
+  /** A Ctrl-C was fired and not yet handled (the agent has not asked for a comment yet). */
+  get pending(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
   /** Ctrl-C outside a prompt: cancel the pending read, else abort {@link signal}. */
   fire(): void {
     if (this.#cancelRead) this.#cancelRead(new KeyboardInterrupt());
