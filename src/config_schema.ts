@@ -134,8 +134,8 @@ export const SCHEMA: Record<Section, SectionDef> = {
     classes: { default: AGENT_KEYS, interactive: INTERACTIVE_AGENT_KEYS },
     classDocs: {
       default: "upstream's `DefaultAgent` loop",
-      interactive: "upstream's `InteractiveAgent`: the loop with you in it (the default at a terminal, see " +
-        "[Interactive use](#interactive-use))",
+      interactive:
+        "upstream's `InteractiveAgent`, the default at a terminal; see [Interactive use](#interactive-use)",
     },
   },
   environment: {

@@ -21,6 +21,8 @@ export interface ScreenOutput {
   readonly live: boolean;
   /** Terminal width. */
   columns(): number;
+  /** The column the last text ended at (0: at the start of a line), when known. */
+  readonly column?: number;
 }
 
 /** Where the run is, for the model's header. */
@@ -77,6 +79,12 @@ export class Screen {
   /** Show a prompt or notice written in markup. */
   say(markup: string): void {
     this.#show(markup);
+  }
+
+  /** Make room for a line written elsewhere (a warning on stderr): no spinner, a fresh line. */
+  aside(): void {
+    this.#stop();
+    if ((this.#out.column ?? 0) > 0) this.#out.write("\r\n");
   }
 
   /** The line between steps. */

@@ -308,7 +308,7 @@ Deno.test("claudius at a terminal folds long outputs on screen only; colour unle
     assert(!screen.includes("\n250\n"));
     const traj = await trajectory(run);
     assertEquals(traj.messages[3].extra.raw_output.split("\n").length, 501);
-    assertMatch(await run.pty.screen({ colors: true }), /\x1b\[[0-9;]*m/);
+    assert((await run.pty.screen({ colors: true })).includes("\x1b["), "no colour at a terminal");
   } finally {
     await stop(run);
   }
