@@ -11,6 +11,7 @@ import type { ScriptReply } from "../../src/models/_script.ts";
 import type { Message } from "../../src/types.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const CONFORMANCE = new URL("../testdata/conformance/", import.meta.url).pathname;
 /** An entry is awaited at an empty prompt line: `> `, or a limit question. */
 const PROMPT = /^(>|New step limit:|New cost limit:|.*\[y\/N\])(?=[ ]*$)/m;
 
@@ -92,7 +93,7 @@ async function trajectory(run: Run) {
   return JSON.parse(await Deno.readTextFile(run.traj));
 }
 
-for (const name of ["confirm", "interrupts", "limits", "text"]) {
+for (const name of ["confirm", "interrupts", "limits", "text", "yolo_toolcall", "yolo_text"]) {
   Deno.test(`claudius at a terminal plays upstream's '${name}' scenario: screen and trajectory`, async () => {
     const scenario = (await scenarios()).find((s) => s.name === name)!;
     const expected = await golden(name);
@@ -133,7 +134,13 @@ for (const name of ["confirm", "interrupts", "limits", "text"]) {
       }
       const traj = await trajectory(run);
       assertEquals(await normalise(traj.messages, run.cwd), expected.messages);
-      assertEquals(await normalise(run.server.requests.map((r) => r.body), run.cwd), expected.requests);
+      const requests = await normalise(run.server.requests.map((r) => r.body), run.cwd);
+      assertEquals(requests, expected.requests);
+      if (name.startsWith("yolo_")) {
+        // The headless conformance goldens: yolo at a terminal sends exactly what a headless run sends.
+        const conformance = JSON.parse(await Deno.readTextFile(`${CONFORMANCE}${name.slice(5)}_golden.json`));
+        assertEquals(requests, conformance.requests);
+      }
     } finally {
       await stop(run);
     }
