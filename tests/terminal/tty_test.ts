@@ -334,3 +334,36 @@ Deno.test("claudius at a terminal folds long outputs on screen only; colour unle
     await stop(plain);
   }
 });
+
+Deno.test("claudius at a terminal: a bad new limit asks again, a good one lets the run go on", async () => {
+  const run = await start([
+    { content: "One.", commands: ["echo one"], cost: 0.25 },
+    { content: "Two.", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"], cost: 0.25 },
+  ], [
+    "--task",
+    "t",
+    "--agent-class",
+    "interactive",
+    "-y",
+    "--exit-immediately",
+    "--step-limit",
+    "1",
+    "-l",
+    "1",
+  ]);
+  try {
+    await run.pty.waitFor("Limits exceeded. Limits: 1 steps, $1.0.\nCurrent spend: 1 steps, $0.25.");
+    await answer(run.pty, "two");
+    await run.pty.waitFor('Not a whole number >= 0: "two". (Enter alone ends the run.)');
+    await answer(run.pty, "1");
+    await run.pty.waitFor("1 steps already used: enter more than that, or 0 for no limit.");
+    await answer(run.pty, "5");
+    await answer(run.pty, "0");
+    assertEquals(await run.pty.exitCode(), 0);
+    const traj = await trajectory(run);
+    assertEquals([traj.info.config.agent.step_limit, traj.info.config.agent.cost_limit], [5, 0]);
+    assertEquals(traj.info.exit_status, "Submitted");
+  } finally {
+    await stop(run);
+  }
+});
