@@ -17,7 +17,16 @@ import { type ConfigOf, defineKeys, mergeTrees } from "./config_keys.ts";
 import { pyFloat, renderTemplate } from "./template.ts";
 import { redactSecrets } from "./redact.ts";
 import { INTERACTION_KEYS } from "./agents/_interaction_keys.ts";
-import type { Action, AssistantMessage, Environment, ExecOutput, ExitExtra, Message, Model, Vars } from "./types.ts";
+import type {
+  Action,
+  AssistantMessage,
+  Environment,
+  ExecOutput,
+  ExitExtra,
+  Message,
+  Model,
+  Vars,
+} from "./types.ts";
 import type { AgentHooks } from "./agent_hooks.ts";
 
 const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts";
