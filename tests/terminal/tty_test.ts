@@ -367,3 +367,33 @@ Deno.test("claudius at a terminal: a bad new limit asks again, a good one lets t
     await stop(run);
   }
 });
+
+Deno.test("claudius at a terminal: the planning mechanism asks its questions at the prompt", async () => {
+  const run = await start([
+    { content: "PLAN" },
+    { content: "1. look\n2. fix" },
+    { content: "1. look\n2. fix\n3. test\nPLAN_FINISHED" },
+    { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
+  ], [
+    "--task",
+    "t",
+    "-y",
+    "-c",
+    "agent.mode=yolo",
+    "--agent-class",
+    "interactive",
+    "--exit-immediately",
+    "-c",
+    "mechanisms.planning.enabled=true",
+  ]);
+  try {
+    await run.pty.waitFor("2. fix");
+    await answer(run.pty, "add a test step");
+    assertEquals(await run.pty.exitCode(), 0);
+    const traj = await trajectory(run);
+    const feedback = traj.messages.find((m: Message) => m.extra?.user_feedback);
+    assertEquals(feedback?.content, "add a test step");
+  } finally {
+    await stop(run);
+  }
+});
