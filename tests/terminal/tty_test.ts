@@ -378,8 +378,6 @@ Deno.test("claudius at a terminal: the planning mechanism asks its questions at 
     "--task",
     "t",
     "-y",
-    "-c",
-    "agent.mode=yolo",
     "--agent-class",
     "interactive",
     "--exit-immediately",
