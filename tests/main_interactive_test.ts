@@ -45,11 +45,13 @@ Deno.test("claudius refuses agent.mode confirm or human without a terminal, befo
     commands: ["touch ran"],
   }]);
   assertEquals(confirm.code, 2);
-  assertEquals(
+  assert(
+    confirm.stderr.endsWith(
+      `error: agent.mode is 'confirm' (set in ${dir}/mini.yaml:2) but stdin is not a terminal, so no one can ` +
+        "confirm the model's commands: pass -y (agent.mode=yolo) to run without asking, or run claudius at a " +
+        "terminal\nhint: run 'claudius --help' for usage\n",
+    ),
     confirm.stderr,
-    `error: agent.mode is 'confirm' (set in ${dir}/mini.yaml:2) but stdin is not a terminal, so no one can ` +
-      "confirm the model's commands: pass -y (agent.mode=yolo) to run without asking, or run claudius at a " +
-      "terminal\nhint: run 'claudius --help' for usage\n",
   );
   assertEquals(confirm.requests.length, 0);
   assertEquals(confirm.traj, undefined);
