@@ -219,7 +219,12 @@ async function run(flags: RunFlags): Promise<number> {
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
   try {
     const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
-    const running = runEpisode(config, { task, outputPath, newFile }, {
+    const running = runEpisode(config, {
+      task,
+      outputPath,
+      newFile,
+      ...(flags.patch ? { patchPath: flags.patch } : {}),
+    }, {
       hostEnv,
       log,
       signal: controller.signal,

@@ -13,6 +13,8 @@ export interface ArtifactConfig {
   save_tarball?: boolean;
   /** Write `<trajectory stem>.patch` (`git diff --binary` of the working directory vs HEAD) next to it. */
   save_patch?: boolean;
+  /** Write the patch here instead (whatever `save_patch` says): `--patch FILE`. */
+  patch_path?: string;
 }
 
 /** What {@link saveArtifacts} needs from its caller. */
@@ -33,6 +35,9 @@ export interface ArtifactReport {
   errors: Record<string, string>;
 }
 
+/** The exit code {@link PATCH_SCRIPT} ends with when the working directory is in no git repository. */
+const NOT_A_REPOSITORY = 3;
+
 /**
  * Stages every changed file (untracked ones too, `.gitignore` respected) in a throwaway copy of the
  * index, so the repository itself is left untouched, and prints the diff against HEAD (the empty
@@ -41,7 +46,10 @@ export interface ArtifactReport {
 const PATCH_SCRIPT = [
   "set -e",
   "g() { git -c safe.directory='*' -c core.quotepath=false \"$@\"; }",
-  "g rev-parse --show-toplevel >/dev/null",
+  'if ! top="$(LC_ALL=C g rev-parse --show-toplevel 2>&1)"; then',
+  `  case "$top" in *"not a git repository"*) printf '%s\\n' "$PWD" >&2; exit ${NOT_A_REPOSITORY};; esac`,
+  "  printf '%s\\n' \"$top\" >&2; exit 1",
+  "fi",
   'idx="$(mktemp)"',
   "trap 'rm -f \"$idx\"' EXIT",
   'cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"',
@@ -54,11 +62,12 @@ const PATCH_SCRIPT = [
 /**
  * Take the artifacts `config` asks for from the environment's working directory, next to the
  * trajectory: `submission.tar.gz` and `<stem>.patch` (stem: the trajectory's name without
- * `.traj.json` / `.json`), with the command the environment names ({@link Environment.hostCommand}:
+ * `.traj.json` / `.json`; `patch_path` instead when given), with the command the environment names ({@link Environment.hostCommand}:
  * on the host for local and bubblewrap, `docker exec` for docker) streaming to the host file. Files
  * appear whole or not at all (written under a temporary name, then renamed).
  *
- * Never throws: a failure is logged and returned in `errors`.
+ * Never throws: a failure is logged and returned in `errors`. A working directory outside any git
+ * repository gives no patch, a one-line notice and `errors.patch` `<dir> is not a git repository`.
  *
  * @example
  * ```ts
@@ -89,8 +98,9 @@ export async function saveArtifacts(
   if (config.save_tarball) {
     wanted.push(["tarball", `${dir}submission.tar.gz`, "tar", ["tar", "-czf", "-", "."]]);
   }
-  if (config.save_patch) {
-    wanted.push(["patch", `${dir}${stem}.patch`, "git diff", ["sh", "-c", PATCH_SCRIPT]]);
+  if (config.save_patch || config.patch_path) {
+    const dest = config.patch_path ?? `${dir}${stem}.patch`;
+    wanted.push(["patch", dest, "git diff", ["sh", "-c", PATCH_SCRIPT]]);
   }
   for (const [name, dest, what, argv] of wanted) {
     try {
@@ -99,12 +109,31 @@ export async function saveArtifacts(
       report.saved[name] = dest;
       deps.log(`Saved ${name} to ${dest}`);
     } catch (e) {
+      if (e instanceof CommandFailed && name === "patch" && e.code === NOT_A_REPOSITORY) {
+        // Not a failure of the run or the harness: there is nothing to diff against.
+        report.errors[name] = `${e.stderr} is not a git repository`;
+        deps.log(`No patch saved: ${e.stderr} is not a git repository`);
+        continue;
+      }
       const message = (e instanceof Error ? e.message : String(e)).replaceAll("\n", " ");
       report.errors[name] = message;
       deps.log(`warning: Cannot save the ${name}: ${message}`);
     }
   }
   return report;
+}
+
+/** An artifact command that ran and exited non-zero. */
+class CommandFailed extends Error {
+  /** The exit code. */
+  readonly code: number;
+  /** The last lines of its stderr, joined. */
+  readonly stderr: string;
+  constructor(message: string, code: number, stderr: string) {
+    super(message);
+    this.code = code;
+    this.stderr = stderr;
+  }
 }
 
 /**
@@ -159,7 +188,7 @@ async function runToFile(
       const tarWarning = status.code === 1 && what === "tar" && !/error/i.test(stderr);
       if (!status.success && !tarWarning) {
         const last = stderr.trim().split("\n").filter((l) => l.trim() !== "").slice(-3).join(" ");
-        throw new Error(`${what} failed: ${last || `exit ${status.code}`}`);
+        throw new CommandFailed(`${what} failed: ${last || `exit ${status.code}`}`, status.code, last);
       }
     } finally {
       clearTimeout(timer);

@@ -23,6 +23,8 @@ export interface RunFlags {
   cwd?: string;
   config: string[];
   output?: string;
+  /** `--patch FILE`: `git diff` of the working directory at the end of the run. */
+  patch?: string;
   verbose: boolean;
   /** `agent.mode: yolo`. */
   yolo?: boolean;
@@ -90,6 +92,8 @@ Options:
                            agent.mode confirm or human; else default)
   -y, --yolo               agent.mode=yolo: run the model's commands without asking
       --exit-immediately   agent.confirm_exit=false: end at the submission without asking
+      --patch FILE         at the end (any ending) write git diff of the working directory vs HEAD,
+                           untracked files included, to FILE (none outside a git repository)
   -v, --verbose            show the model's text, commands and outputs as they happen; stacks on errors
       --version            print the version
   -h, --help               print this help
@@ -145,6 +149,7 @@ export function parseCommand(argv: string[]): Command {
     cwd: { type: "string" },
     config: { type: "string", short: "c", multiple: true },
     output: { type: "string", short: "o" },
+    patch: { type: "string" },
     verbose: { type: "boolean", short: "v" },
     version: { type: "boolean" },
     help: { type: "boolean", short: "h" },
@@ -188,6 +193,8 @@ export function parseCommand(argv: string[]): Command {
   set("timeLimit", parseNumberFlag("time-limit", s("time-limit"), { integer: true }));
   set("cwd", s("cwd"));
   set("output", s("output"));
+  if (s("patch") === "") throw new UsageError("--patch needs a file path");
+  set("patch", s("patch"));
   return { kind: "run", flags };
 }
 

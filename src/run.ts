@@ -78,6 +78,8 @@ export interface Episode {
   omitExtra?: string[];
   /** Artifacts (`run.save_tarball`, `run.save_patch`) are taken only when this says yes to the final messages. */
   artifactsIf?: (messages: Message[]) => boolean;
+  /** Write `git diff` of the working directory here at the end (`--patch FILE`), whatever the ending. */
+  patchPath?: string;
 }
 
 /** The outcome of an episode. */
@@ -381,10 +383,14 @@ export async function runEpisode(
       throw caught;
     }
   } finally {
-    const wanted = config.run.save_tarball || config.run.save_patch;
-    if (started && wanted && (episode.artifactsIf?.(agent.messages) ?? true)) {
+    const patchPath = episode.patchPath === undefined ? undefined : resolvePath(episode.patchPath, deps.cwd);
+    if (patchPath && !started) deps.log(`No patch saved: the environment never started`);
+    const configured = (config.run.save_tarball || config.run.save_patch) &&
+      (episode.artifactsIf?.(agent.messages) ?? true);
+    if (started && (configured || patchPath)) {
       const { saveArtifacts } = await import("./artifacts.ts");
-      const { errors } = await saveArtifacts(env, config.run, episode.outputPath, deps);
+      const wanted = { ...(configured ? config.run : {}), ...(patchPath ? { patch_path: patchPath } : {}) };
+      const { errors } = await saveArtifacts(env, wanted, episode.outputPath, deps);
       if (Object.keys(errors).length) {
         const info = { ...trajectoryInfo(agent, secrets), artifact_errors: errors };
         await save(agent.messages, info).catch((e) => deps.log(`warning: Cannot save trajectory: ${e}`));

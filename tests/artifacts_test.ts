@@ -84,16 +84,43 @@ Deno.test("saveArtifacts() diffs a repository without commits against the empty 
   assertMatch(await Deno.readTextFile(`${out}/run.patch`), /^diff --git a\/only\.txt b\/only\.txt\nnew file/);
 });
 
-Deno.test("saveArtifacts() records a failure instead of throwing and leaves no file", async () => {
-  const { env, out } = await localEnv();
+Deno.test("saveArtifacts() outside a git repository saves no patch and says so in one line", async () => {
+  const { env, work, out } = await localEnv();
+  const lines: string[] = [];
+  const report = await saveArtifacts(env, { save_patch: true }, `${out}/run.json`, {
+    log: (l) => lines.push(l),
+  });
+  assertEquals(report, { saved: {}, errors: { patch: `${work} is not a git repository` } });
+  assertEquals([...Deno.readDirSync(out)], []);
+  assertEquals(lines, [`No patch saved: ${work} is not a git repository`]);
+});
+
+Deno.test("saveArtifacts() records a failing git instead of throwing and leaves no file", async () => {
+  const { env, work, out } = await localEnv();
+  // Files where git's object directories go: `git add` cannot store the new file.
+  await sh(
+    "git init -q . && echo x > f.txt && for i in $(seq 0 255); do touch .git/objects/$(printf %02x $i); done",
+    work,
+  );
   const lines: string[] = [];
   const report = await saveArtifacts(env, { save_patch: true }, `${out}/run.json`, {
     log: (l) => lines.push(l),
   });
   assertEquals(Object.keys(report.saved), []);
-  assertMatch(report.errors.patch ?? "", /^git diff failed: .*not a git repository/);
+  assertMatch(report.errors.patch ?? "", /^git diff failed: /);
   assertEquals([...Deno.readDirSync(out)], []);
   assertMatch(lines.join("\n"), /warning: Cannot save the patch: git diff failed/);
+});
+
+Deno.test("saveArtifacts() writes the patch to patch_path, with or without save_patch", async () => {
+  const { env, work, out } = await localEnv();
+  await dirtyRepo(work);
+  const report = await saveArtifacts(env, { patch_path: `${out}/deep/er/fix.diff` }, `${out}/t.traj.json`, {
+    log: () => {},
+  });
+  assertEquals(report, { saved: { patch: `${out}/deep/er/fix.diff` }, errors: {} });
+  assertMatch(await Deno.readTextFile(`${out}/deep/er/fix.diff`), /^diff --git a\/new\/file\.txt/);
+  assertEquals([...Deno.readDirSync(out)].map((e) => e.name), ["deep"]);
 });
 
 Deno.test("runEpisode() takes the artifacts before closing and records failures in the trajectory", async () => {
@@ -125,8 +152,9 @@ Deno.test("runEpisode() takes the artifacts before closing and records failures 
   assertEquals(await tarList(`${dir}/out/submission.tar.gz`), ["./answer.txt"]);
   const { data } = await readTrajectory(outputPath);
   assertEquals(data.info.exit_status, "Submitted");
-  // ./workspace is no git repository: the patch fails, the run does not.
-  assertMatch(String((data.info.artifact_errors as Record<string, string>).patch), /not a git repository/);
+  // ./workspace is no git repository: no patch, the run goes on.
+  assertEquals(data.info.artifact_errors, { patch: `${dir}/workspace is not a git repository` });
+  assert(logs.includes(`No patch saved: ${dir}/workspace is not a git repository`), logs.join("\n"));
   assertEquals(data.messages.at(-1)?.role, "exit");
 });
 
@@ -216,3 +244,90 @@ dockerTest("saveArtifacts() records an error for a container that is gone", asyn
     assertEquals([...Deno.readDirSync(out)], []);
   });
 });
+
+// --- claudius --patch -----------------------------------------------------------------------------
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+
+/** `claudius --patch` with a scripted model that edits `tracked.txt`, then hits a step limit of 1. */
+async function runWithPatch(args: string[], cwd: string) {
+  const replies = JSON.stringify([{
+    content: "edit",
+    commands: ["echo edited >> tracked.txt; echo new > n.txt"],
+  }]);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      MAIN,
+      "--task",
+      "t",
+      "--model-class",
+      "scripted",
+      "-c",
+      `model.replies=${replies}`,
+      "--step-limit",
+      "1",
+      "-o",
+      "t.traj.json",
+      "--patch",
+      "out/fix.patch",
+      ...args,
+    ],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+for (const env of ["local", "bubblewrap"]) {
+  Deno.test(`claudius --patch FILE writes the working directory's diff at any ending (${env})`, async () => {
+    const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+    await Deno.mkdir(`${dir}/repo`);
+    await sh(
+      `git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm init`,
+      `${dir}/repo`,
+    );
+    const r = await runWithPatch(["--env", env, "--cwd", "repo"], dir);
+    assertEquals(r.code, 3, r.stderr); // LimitsExceeded: the patch is taken whatever the ending
+    const patch = await Deno.readTextFile(`${dir}/out/fix.patch`);
+    assertMatch(patch, /^diff --git a\/n\.txt b\/n\.txt\nnew file[^]*\+new\n/);
+    assertMatch(patch, /diff --git a\/tracked\.txt b\/tracked\.txt\n[^]* one\n\+edited\n/);
+    assertEquals(await sh("git status --porcelain", `${dir}/repo`), " M tracked.txt\n?? n.txt\n");
+  });
+}
+
+Deno.test("claudius --patch outside a git repository: one line, no file, the exit code of the run", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+  await Deno.mkdir(`${dir}/plain`);
+  const r = await runWithPatch(["--cwd", "plain"], dir);
+  assertEquals(r.code, 3, r.stderr);
+  assert(r.stderr.includes(`No patch saved: ${dir}/plain is not a git repository\n`), r.stderr);
+  assert(!r.stderr.includes("warning"), r.stderr);
+  assertEquals([...Deno.readDirSync(`${dir}/out`)], []);
+  const { data } = await readTrajectory(`${dir}/t.traj.json`);
+  assertEquals(data.info.artifact_errors, { patch: `${dir}/plain is not a git repository` });
+});
+
+dockerTest("claudius --patch FILE takes the diff inside the container (docker)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+  const r = await runWithPatch([
+    "--env",
+    "docker",
+    "--image",
+    DEBIAN,
+    "--cwd",
+    "/repo",
+    "-c",
+    'environment.run_args=["--rm","-v","/usr/bin/git:/usr/bin/git:ro"]',
+    "-c",
+    `run.env_startup_command=git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm i`,
+  ], dir);
+  assertEquals(r.code, 3, r.stderr);
+  const patch = await Deno.readTextFile(`${dir}/out/fix.patch`);
+  assertMatch(
+    patch,
+    /^diff --git a\/n\.txt b\/n\.txt\nnew file[^]*diff --git a\/tracked\.txt[^]* one\n\+edited\n/,
+  );
+}, true);
