@@ -295,8 +295,8 @@ function onInteractiveSignals(
 }
 
 async function batch(flags: BatchFlags): Promise<number> {
-  const { runBatch } = await import("./src/batch/run_batch.ts");
-  const { formatDuration } = await import("./src/batch/progress.ts");
+  const { runArms, runBatch } = await import("./src/batch/run_batch.ts");
+  const { summaryLines } = await import("./src/batch/progress.ts");
   const { MODES, SWEBENCH_SUBSETS, exportHint } = await import("./src/batch/modes.ts");
   const rules = MODES[flags.mode];
   if (flags.mode === "swebench" && Object.hasOwn(SWEBENCH_SUBSETS, flags.instances)) {
@@ -311,13 +311,29 @@ async function batch(flags: BatchFlags): Promise<number> {
     }
   }
   const hostEnv = await hostEnvironment();
-  const { config, sources } = await resolveFlagsConfig(flags, hostEnv, rules.baseConfig);
-  if (config.agent.agent_class === "interactive") {
-    throw new UsageError(
-      "claudius batch never asks: agent.agent_class 'interactive' cannot be used in a batch",
-    );
+  /** The config of the batch (or of one arm), refused when someone would have to answer. */
+  const batchConfig = async (f: BatchFlags) => {
+    const { config, sources } = await resolveFlagsConfig(f, hostEnv, rules.baseConfig);
+    if (config.agent.agent_class === "interactive") {
+      throw new UsageError(
+        "claudius batch never asks: agent.agent_class 'interactive' cannot be used in a batch",
+      );
+    }
+    refuseSilentYolo(config, sources, "claudius batch never asks", "pass -c agent.mode=yolo");
+    return config;
+  };
+  // Each arm: the shared -c specs, then its own, then the flags.
+  const arms = [];
+  for (const { name, specs } of flags.arms) {
+    try {
+      arms.push({ name, config: await batchConfig({ ...flags, config: [...flags.config, ...specs] }) });
+    } catch (e) {
+      if (e instanceof ConfigError) throw new ConfigError(`arm ${name}: ${e.message}`, { cause: e });
+      if (e instanceof UsageError) throw new UsageError(`arm ${name}: ${e.message}`);
+      throw e;
+    }
   }
-  refuseSilentYolo(config, sources, "claudius batch never asks", "pass -c agent.mode=yolo");
+  const config = arms.length ? undefined : await batchConfig(flags);
   const graceful = new AbortController();
   const force = new AbortController();
   let signalStatus = "";
@@ -337,11 +353,10 @@ async function batch(flags: BatchFlags): Promise<number> {
   const encoder = new TextEncoder();
   const live = Deno.stdout.isTerminal();
   try {
-    const s = await runBatch({
+    const options = {
       instancesPath: flags.instances,
       outDir: flags.output ?? rules.defaultOutput(Date.now()),
       workers: flags.workers,
-      config,
       selection: {
         ...(flags.shuffleSeed !== undefined ? { shuffleSeed: flags.shuffleSeed } : {}),
         ...(flags.filter !== undefined ? { filter: flags.filter } : {}),
@@ -353,36 +368,27 @@ async function batch(flags: BatchFlags): Promise<number> {
       redoExisting: flags.redoExisting,
       dockerHosts: flags.dockerHosts,
       verbose: flags.verbose,
-    }, {
+    };
+    const deps = {
       hostEnv,
       cwd: Deno.cwd(),
-      write: (text) => quietly(() => Deno.stdout.writeSync(encoder.encode(text))),
+      write: (text: string) => quietly(() => Deno.stdout.writeSync(encoder.encode(text))),
       live,
       rows: () => Deno.consoleSize().rows,
       log: err,
       signal: graceful.signal,
       force: force.signal,
-    });
-    const ran = Object.values(s.byStatus).reduce((n, ids) => n + ids.length, 0);
-    const perMin = s.elapsedMs > 0 ? (ran / (s.elapsedMs / 60000)).toFixed(1) : "-";
-    const lines = [
-      `claudius batch: ${ran} instance(s) run in ${formatDuration(s.elapsedMs)} (${perMin}/min), ` +
-      `${s.skipped} skipped as finished, ${s.selected} selected`,
-      ...Object.entries(s.byStatus).sort((a, b) => b[1].length - a[1].length)
-        .map(([status, ids]) => `  ${status}: ${ids.length}`),
-    ];
-    if (s.unfinished.length) lines.push(`unfinished (rerun to retry): ${s.unfinished.join(", ")}`);
-    if (s.notStarted.length) {
-      const why = s.globalLimitReached ? " (the global cost/call limit was reached; rerun to continue)" : "";
-      lines.push(`not started: ${s.notStarted.length}${why}`);
-    }
-    if (s.elsewhere.length) lines.push(`left to other processes running them: ${s.elsewhere.join(", ")}`);
-    if (s.predsPath) lines.push(`predictions: ${s.predsPath}`);
-    if (s.statusesPath) lines.push(`exit statuses: ${s.statusesPath}`);
-    if (s.notPassAt1) lines.push("best-of-k (mechanisms.reroll): these results are not pass@1");
+    };
+    const done = config
+      ? { arms: [{ name: "", summary: await runBatch({ ...options, config }, deps) }] }
+      : await runArms({ ...options, arms }, deps);
+    const lines = done.arms.flatMap(({ name, summary }) =>
+      name ? [`arm ${name}:`, ...summaryLines(summary).map((l) => `  ${l}`)] : summaryLines(summary)
+    );
     quietly(() => console.log(lines.join("\n")));
-    if (s.interrupted) return EXIT_CODES[signalStatus || "Interrupted"]!;
-    return s.unfinished.length || s.notStarted.length ? 1 : 0;
+    const summaries = done.arms.map((a) => a.summary);
+    if (summaries.some((s) => s.interrupted)) return EXIT_CODES[signalStatus || "Interrupted"]!;
+    return summaries.some((s) => s.unfinished.length || s.notStarted.length) ? 1 : 0;
   } finally {
     removeSignals();
   }

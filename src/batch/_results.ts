@@ -11,8 +11,8 @@
  * @module
  */
 import { dump } from "js-yaml";
-import { SIGNAL_STATUSES } from "../errors.ts";
-import { readTrajectory } from "../trajectory.ts";
+import { exitMessage, SIGNAL_STATUSES } from "../errors.ts";
+import { readTrajectory, TrajectoryWriter } from "../trajectory.ts";
 import type { ExitExtra, Message } from "../types.ts";
 import { GLOBAL_LIMIT_MESSAGE } from "../global_limits.ts";
 import type { DirLock } from "./_claims.ts";
@@ -245,5 +245,24 @@ export class ResultFiles {
         if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
       }
     }
+  }
+}
+
+/** The `preds.json` entry of an instance (`pass_at_1: false` for a best-of-k run). */
+export function prediction(id: string, model: string, patch: string, bestOfK?: number): Prediction {
+  const pred: Prediction = { model_name_or_path: model, instance_id: id, model_patch: patch };
+  if (bestOfK) pred.pass_at_1 = false;
+  return pred;
+}
+
+/** A trajectory holding only the exit message of an instance whose setup failed before runEpisode. */
+export async function writeSetupFailure(path: string, id: string, err: Error): Promise<void> {
+  const writer = new TrajectoryWriter(path, { top: { instance_id: id } });
+  const exit = exitMessage(err.name, "", err.message);
+  exit.extra = { ...exit.extra, exception_str: err.message, traceback: err.stack ?? "" };
+  try {
+    await writer.save([exit], { exit_status: err.name, submission: "" });
+  } finally {
+    writer.close();
   }
 }

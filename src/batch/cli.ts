@@ -26,6 +26,14 @@ export interface BatchFlags extends RunFlags {
   mode: BatchMode;
   /** `--instance ID|N`: run this one instance. */
   instance?: string;
+  /** Ablation arms (`--arm NAME=SPEC`), in the order first named; empty for a plain batch. */
+  arms: ArmFlags[];
+}
+
+/** One arm of an ablation: its name and the `-c` specs it adds after the shared ones. */
+export interface ArmFlags {
+  name: string;
+  specs: string[];
 }
 
 /** Help of `claudius batch`. */
@@ -59,10 +67,14 @@ Options:
       --redo-existing      redo finished instances too
       --docker-host H[=N]  engine address for containers (repeatable; N = its worker slots,
                            else the hosts share -w round robin)
+      --arm NAME=SPEC      an ablation arm: every instance also runs with the shared config plus SPEC
+                           (a -c spec; repeat NAME for more specs, NAME= for none) into DIR/NAME/, a
+                           batch output directory of its own; instances interleaved across the arms
   -v, --verbose            log every notice, stacks on errors
   -h, --help               print this help
 
-Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<unix time>.yaml.
+Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<unix time>.yaml;
+with arms the same under <out>/<arm>/.
 Processes sharing -o split the instances: each runs those it claims first (<out>/.claims/).
 Exit codes: 0 every selected instance finished (or runs in another process), 1 some did not (rerun
 to retry), 2 usage or config error, 129 / 130 / 131 / 143 stopped by SIGHUP / SIGINT / SIGQUIT /
@@ -90,6 +102,7 @@ const OPTIONS: Record<string, FlagSpec> = {
   "docker-host": { type: "string", multiple: true },
   mode: { type: "string" },
   instance: { type: "string" },
+  arm: { type: "string", multiple: true },
   verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
 };
@@ -109,6 +122,28 @@ export function parseDockerHost(spec: string): DockerHostSpec {
   const capacity = Number(m[2]);
   if (capacity < 1) throw new UsageError(`--docker-host ${host}: worker slots must be >= 1, got ${capacity}`);
   return { host, capacity };
+}
+
+/**
+ * Group `--arm NAME=SPEC` values by name (in the order names first appear; a repeated name adds a
+ * spec, `NAME=` adds none). One spec per flag, because a `key=value` spec may itself hold commas.
+ * @throws {UsageError} a missing `=` or a name that cannot be a directory name
+ */
+export function parseArms(values: string[]): ArmFlags[] {
+  const arms = new Map<string, string[]>();
+  for (const value of values) {
+    const eq = value.indexOf("=");
+    const name = eq < 0 ? value : value.slice(0, eq);
+    if (eq < 0 || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
+      throw new UsageError(
+        `--arm needs NAME=SPEC, NAME of letters, digits, '.', '_' and '-' (its output directory), got '${value}'`,
+      );
+    }
+    const specs = arms.get(name) ?? [];
+    if (eq < value.length - 1) specs.push(value.slice(eq + 1));
+    arms.set(name, specs);
+  }
+  return [...arms].map(([name, specs]) => ({ name, specs }));
 }
 
 /**
@@ -153,6 +188,7 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
     redoExisting: Boolean(values["redo-existing"]),
     dockerHosts: ((values["docker-host"] as string[] | undefined) ?? []).map(parseDockerHost),
     mode,
+    arms: parseArms((values.arm as string[] | undefined) ?? []),
   };
   const set = <K extends keyof BatchFlags>(key: K, value: BatchFlags[K] | undefined) => {
     if (value !== undefined) flags[key] = value;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { BatchSummary } from "./run_batch.ts";
 
 /** How the display writes and what it knows about the terminal. */
 export interface ProgressDeps {
@@ -33,6 +34,31 @@ export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   const pad = (n: number) => String(n).padStart(2, "0");
   return `${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
+}
+
+/**
+ * The summary printed when a batch ends: what ran (throughput), counts by exit status, what is left,
+ * where the results are.
+ */
+export function summaryLines(s: BatchSummary): string[] {
+  const ran = Object.values(s.byStatus).reduce((n, ids) => n + ids.length, 0);
+  const perMin = s.elapsedMs > 0 ? (ran / (s.elapsedMs / 60000)).toFixed(1) : "-";
+  const lines = [
+    `claudius batch: ${ran} instance(s) run in ${formatDuration(s.elapsedMs)} (${perMin}/min), ` +
+    `${s.skipped} skipped as finished, ${s.selected} selected`,
+    ...Object.entries(s.byStatus).sort((a, b) => b[1].length - a[1].length)
+      .map(([status, ids]) => `  ${status}: ${ids.length}`),
+  ];
+  if (s.unfinished.length) lines.push(`unfinished (rerun to retry): ${s.unfinished.join(", ")}`);
+  if (s.notStarted.length) {
+    const why = s.globalLimitReached ? " (the global cost/call limit was reached; rerun to continue)" : "";
+    lines.push(`not started: ${s.notStarted.length}${why}`);
+  }
+  if (s.elsewhere.length) lines.push(`left to other processes running them: ${s.elsewhere.join(", ")}`);
+  if (s.predsPath) lines.push(`predictions: ${s.predsPath}`);
+  if (s.statusesPath) lines.push(`exit statuses: ${s.statusesPath}`);
+  if (s.notPassAt1) lines.push("best-of-k (mechanisms.reroll): these results are not pass@1");
+  return lines;
 }
 
 /** Progress of one batch invocation. */

@@ -8,24 +8,19 @@
  * @module
  */
 import type { ResolvedConfig } from "../config.ts";
-import { exitMessage } from "../errors.ts";
 import { resolvePath, runEpisode } from "../run.ts";
-import { renderTemplate } from "../template.ts";
-import { TrajectoryWriter } from "../trajectory.ts";
 import type { Environment, Message } from "../types.ts";
-import { instanceTask, loadInstances, swebenchImageName } from "./instances.ts";
+import { type DockerHostSpec, forceClose, workerSlots } from "./_workers.ts";
+import { instanceTask, loadInstances } from "./instances.ts";
+import { checkArmWorkspaces, instanceConfig } from "./instance_config.ts";
 import { type Instance, selectInstances, type Selection } from "./select.ts";
-import { type Prediction, ResultFiles, trajectoryState } from "./_results.ts";
+import { prediction, ResultFiles, trajectoryState, writeSetupFailure } from "./_results.ts";
 import { Claims, DirLock } from "./_claims.ts";
 import { BatchProgress } from "./progress.ts";
 import { GlobalLimits } from "../global_limits.ts";
 import { type BatchMode, MODES } from "./modes.ts";
 
-/** A docker engine and how many workers use it (undefined: a share of `workers`). */
-export interface DockerHostSpec {
-  host: string;
-  capacity?: number;
-}
+export { type DockerHostSpec, workerSlots };
 
 /** What a batch runs. */
 export interface BatchOptions {
@@ -94,309 +89,308 @@ export interface BatchSummary {
   notPassAt1: boolean;
 }
 
-/** Seconds a forced stop may spend removing environments. */
-const FORCE_CLOSE_SECONDS = 20;
+/** One arm of an ablation: its name (its output directory under the batch's) and its config. */
+export interface Arm {
+  name: string;
+  config: ResolvedConfig;
+}
 
-/**
- * Assign worker slots to hosts: hosts with a capacity get that many slots, the others share
- * `workers` round robin; slots are interleaved so consecutive workers use different hosts.
- * No hosts: `workers` slots on the default engine (undefined).
- */
-export function workerSlots(workers: number, hosts: DockerHostSpec[]): (string | undefined)[] {
-  if (hosts.length === 0) return Array.from({ length: workers }, () => undefined);
-  const shared = hosts.filter((h) => h.capacity === undefined);
-  const counts = hosts.map((h) =>
-    h.capacity ?? Math.floor(workers / shared.length) + (shared.indexOf(h) < workers % shared.length ? 1 : 0)
-  );
-  const slots: string[] = [];
-  for (let round = 0; slots.length < counts.reduce((a, b) => a + b, 0); round++) {
-    hosts.forEach((h, k) => round < counts[k]! && slots.push(h.host));
-  }
-  return slots;
+/** What an ablation runs: a batch's options with arms instead of one config. */
+export type ArmsOptions = Omit<BatchOptions, "config"> & { arms: Arm[] };
+
+/** How an ablation ended: each arm's output directory summarised as a batch of its own. */
+export interface ArmsSummary {
+  arms: { name: string; outDir: string; summary: BatchSummary }[];
+}
+
+/** One output directory of this invocation (the batch's, or one arm's) and what happened in it. */
+interface Output {
+  /** The arm's name; "" for a plain batch. */
+  name: string;
+  config: ResolvedConfig;
+  dir: string;
+  lock: DirLock;
+  claims: Claims;
+  files: ResultFiles;
+  /** Selected instances to run here (not finished). */
+  todo: Set<string>;
+  skipped: number;
+  unfinished: string[];
+  elsewhere: string[];
+  /** Instances left to another process or found finished by one. */
+  passed: Set<string>;
+  /** `model.model_name` for predictions whose trajectory does not name it. */
+  fallbackModel: string;
 }
 
 /**
- * The config of one instance: `environment.image` (container classes), `environment.cwd`,
- * `run.env_startup_command` and `model.script` are rendered as templates over the record (its
- * fields at the top level, as upstream renders the startup command, and as `instance`). Without a
- * configured image, a container class uses `image_name` or SWE-bench's naming; without a
- * configured cwd, the local environment works in `<out>/<id>/workspace`.
- */
-export function instanceConfig(base: ResolvedConfig, instance: Instance, outDir: string): ResolvedConfig {
-  const config = structuredClone(base);
-  const vars = { ...instance, instance };
-  const render = (name: "environment" | "run" | "model", key: string) => {
-    const section: Record<string, unknown> = config[name];
-    const value = section[key];
-    if (typeof value === "string") section[key] = renderTemplate(value, vars, `${name}.${key}`);
-  };
-  const env = config.environment;
-  const cls = String(env.environment_class);
-  if (cls === "docker" || cls === "podman") {
-    if (typeof env.image === "string" && env.image !== "") render("environment", "image");
-    else env.image = swebenchImageName(instance);
-  }
-  if (typeof env.cwd === "string" && env.cwd !== "") render("environment", "cwd");
-  else if (cls === "local") env.cwd = `${outDir}/${instance.instance_id}/workspace`;
-  render("run", "env_startup_command");
-  render("model", "script");
-  return config;
-}
-
-/**
- * Run a batch.
+ * Run a batch: every selected instance not finished yet, into `outDir`.
  * @throws {ConfigError} bad instances file; {@link UsageError} bad selection
  */
 export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<BatchSummary> {
+  const { config, ...rest } = options;
+  const done = await runOutputs({ ...rest, arms: [{ name: "", config }] }, deps, false);
+  return done.arms[0]!.summary;
+}
+
+/**
+ * Run an ablation: every selected instance under every arm, each arm into `<outDir>/<name>` (a
+ * batch output directory of its own: finished instances skipped, claims and results per arm), from
+ * one queue ordered instance by instance (i1 under each arm, then i2 under each arm, ...) so that
+ * whatever drifts over time (the provider, the machine's load) falls on every arm alike.
+ * @throws {ConfigError} bad instances file, or arms sharing a local working directory;
+ *   {@link UsageError} bad selection
+ */
+export function runArms(options: ArmsOptions, deps: BatchDeps): Promise<ArmsSummary> {
+  return runOutputs(options, deps, true);
+}
+
+async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean): Promise<ArmsSummary> {
   const now = deps.now ?? Date.now;
   const startedAt = now();
-  const outDir = resolvePath(options.outDir, deps.cwd);
+  const root = resolvePath(options.outDir, deps.cwd);
   const rules = MODES[options.mode ?? "plain"];
   const all =
     (await loadInstances(resolvePath(options.instancesPath, deps.cwd), { taskRequired: rules.taskRequired }))
       .map((inst) => rules.prepare(inst, deps.hostEnv));
   const selected = selectInstances(all, options.selection);
-  await Deno.mkdir(outDir, { recursive: true });
-  const lock = await DirLock.open(outDir);
-  const claims = new Claims(outDir, lock);
-  const files = new ResultFiles(outDir, startedAt, lock, { preds: rules.writesPreds });
-  const trajPath = (id: string) => `${outDir}/${id}/${id}.traj.json`;
   // `--instance` runs its instance whatever it left before, as upstream's swebench-single does.
   const redo = options.redoExisting || options.selection.instance !== undefined;
-  const inPreds = redo || !rules.writesPreds ? new Set<string>() : await files.predictionIds();
-
-  const todo: Instance[] = [];
-  for (const inst of selected) {
-    const id = inst.instance_id;
-    const state = redo ? null : await trajectoryState(trajPath(id));
-    if (!redo && await rules.done(`${outDir}/${id}`, state, inPreds.has(id))) {
-      if (state?.finished) {
-        files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
-      }
-    } else todo.push(inst); // its prediction is dropped once this process claims it
+  const trajPath = (o: Output, id: string) => `${o.dir}/${id}/${id}.traj.json`;
+  const outputs: Output[] = [];
+  if (nested && selected[0]) {
+    checkArmWorkspaces(options.arms.map((a) => ({ ...a, dir: `${root}/${a.name}` })), selected[0]);
   }
-  await files.flush();
-  let skipped = selected.length - todo.length;
-  const progress = new BatchProgress(todo.length, {
-    write: deps.write,
-    live: deps.live,
-    ...(deps.rows ? { rows: deps.rows } : {}),
-    now,
-  });
-  progress.log(
-    `claudius batch: ${selected.length} of ${all.length} instances selected, ${skipped} already finished, ` +
-      `${todo.length} to run -> ${outDir}`,
-  );
-
-  for (const line of rules.notes(options.config)) progress.log(line);
-  const globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
-  if (globalLimits.active) progress.log(globalLimits.describe());
-  const slots = workerSlots(Math.max(1, options.workers), options.dockerHosts);
-  const live = new Set<Environment>();
-  const unfinished: string[] = [];
-  const notes = new Set<string>();
-  const elsewhere: string[] = [];
-  /** Instances left to another process or found finished by one. */
-  const passed = new Set<string>();
-  const tag = Array.from(crypto.getRandomValues(new Uint8Array(3)), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  let next = 0;
-  let counter = 0;
-  const stopped = () => deps.signal?.aborted === true;
-  const fallbackModel = typeof options.config.model.model_name === "string"
-    ? options.config.model.model_name
-    : "";
-
-  const runOne = async (inst: Instance, host: string | undefined) => {
-    const id = inst.instance_id;
-    const path = trajPath(id);
-    const controller = new AbortController();
-    const onStop = () => controller.abort(deps.signal?.reason);
-    deps.signal?.addEventListener("abort", onStop, { once: true });
-    let steps = 0;
-    let cost = 0;
-    let env: Environment | undefined;
-    let modelBuilt = false;
-    progress.start(id, host ?? "");
-    let status: string;
-    let error = "";
-    try {
-      await Deno.remove(path).catch(() => {});
-      await rules.clear(`${outDir}/${id}`);
-      const config = rules.configure(instanceConfig(options.config, inst, outDir), inst);
-      if (String(config.environment.environment_class) === "local" && !options.config.environment.cwd) {
-        await Deno.remove(String(config.environment.cwd), { recursive: true }).catch(() => {});
+  try {
+    for (const { name, config } of options.arms) {
+      const dir = nested ? `${root}/${name}` : root;
+      await Deno.mkdir(dir, { recursive: true });
+      const lock = await DirLock.open(dir);
+      const model = config.model.model_name;
+      const o: Output = {
+        name,
+        config,
+        dir,
+        lock,
+        claims: new Claims(dir, lock),
+        files: new ResultFiles(dir, startedAt, lock, { preds: rules.writesPreds }),
+        todo: new Set(),
+        skipped: 0,
+        unfinished: [],
+        elsewhere: [],
+        passed: new Set(),
+        fallbackModel: typeof model === "string" ? model : "",
+      };
+      outputs.push(o);
+      const inPreds = redo || !rules.writesPreds ? new Set<string>() : await o.files.predictionIds();
+      for (const inst of selected) {
+        const id = inst.instance_id;
+        const state = redo ? null : await trajectoryState(trajPath(o, id));
+        if (!redo && await rules.done(`${dir}/${id}`, state, inPreds.has(id))) {
+          if (state?.finished) {
+            o.files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
+          }
+          o.skipped++;
+        } else o.todo.add(id); // its prediction is dropped once this process claims it
       }
-      const r = await runEpisode(config, {
-        task: instanceTask(inst, rules.taskRequired),
-        outputPath: path,
-        vars: { instance: inst },
-        top: { instance_id: id },
-        ...rules.episode,
-      }, {
-        hostEnv: deps.hostEnv,
-        log: (line) => {
-          if (options.verbose || /^(warning|error)/i.test(line)) progress.log(`[${id}] ${line}`);
-          else if (line.startsWith("note:") && !notes.has(line)) progress.log((notes.add(line), line));
-        },
-        signal: controller.signal,
-        onMessage: (m: Message) => {
-          if (m.role === "assistant") steps++;
-          cost += Number(m.extra?.cost ?? 0) || 0;
-          progress.update(id, steps, cost);
-        },
-        runId: `b${tag}${++counter}`,
-        cwd: deps.cwd,
-        ...(host ? { dockerHost: host } : {}),
-        onModel: () => (modelBuilt = true),
-        onEnvironment: (e) => live.add(env = e),
-        ...(deps.force ? { force: deps.force } : {}),
-        globalLimits,
-      });
-      status = r.result.exit_status;
-    } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
-      status = err.name;
-      error = err.message;
-      if (options.verbose) progress.log(`[${id}] ${err.stack ?? err.message}`);
-      if ((await trajectoryState(path)) === null) await writeSetupFailure(path, id, err).catch(() => {});
-    } finally {
-      deps.signal?.removeEventListener("abort", onStop);
-      if (env) live.delete(env);
+      await o.files.flush();
     }
-    const state = await trajectoryState(path);
-    const { finished, patch } = await rules.outcome(`${outDir}/${id}`, state, modelBuilt);
-    files.record(
-      id,
-      status,
-      patch === null ? null : prediction(id, state?.modelName || fallbackModel, patch, state?.bestOfK),
-    );
-    if (!finished) unfinished.push(id);
-    error ||= state?.error ?? "";
-    progress.finish(id, status, status === "Submitted" ? "" : error.split("\n")[0]!.slice(0, 200));
-    await files.flush();
-  };
+    return await runQueue(outputs);
+  } finally {
+    for (const o of outputs) o.lock.close();
+  }
 
-  /**
-   * Claim an instance before running it; leave it to a live process holding it, and skip it when
-   * another process finished it meanwhile (with --redo-existing: finished after this batch began).
-   */
-  const claimAndRun = async (inst: Instance, host: string | undefined) => {
-    const id = inst.instance_id;
-    const holder = await claims.claim(id);
-    if (holder) {
-      passed.add(id);
-      elsewhere.push(`${id} (pid ${holder.pid} on ${holder.host})`);
-      progress.skip(
-        id,
-        `running in another process (pid ${holder.pid} on ${holder.host}, claim ${claims.path(id)})`,
+  async function runQueue(outputs: Output[]): Promise<ArmsSummary> {
+    // Instance-major: each instance under every arm before the next instance.
+    const todo = selected.flatMap((inst) =>
+      outputs.filter((o) => o.todo.has(inst.instance_id)).map((output) => ({ inst, output }))
+    );
+    const progress = new BatchProgress(todo.length, {
+      write: deps.write,
+      live: deps.live,
+      ...(deps.rows ? { rows: deps.rows } : {}),
+      now,
+    });
+    for (const o of outputs) {
+      progress.log(
+        `claudius batch: ${nested ? `arm ${o.name}: ` : ""}${selected.length} of ${all.length} instances ` +
+          `selected, ${o.skipped} already finished, ${o.todo.size} to run -> ${o.dir}`,
       );
-      return;
     }
-    try {
-      const state = await trajectoryState(trajPath(id));
-      const mtime = state?.finished ? (await Deno.stat(trajPath(id))).mtime?.getTime() ?? 0 : 0;
-      const done = redo
-        ? state?.finished === true && mtime >= startedAt
-        : await rules.done(`${outDir}/${id}`, state, (await files.predictionIds()).has(id));
-      if (done) {
-        if (state?.finished) {
-          files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
+    for (const line of new Set(outputs.flatMap((o) => rules.notes(o.config)))) progress.log(line);
+    const globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
+    if (globalLimits.active) progress.log(globalLimits.describe());
+    const slots = workerSlots(Math.max(1, options.workers), options.dockerHosts);
+    const live = new Set<Environment>();
+    const notes = new Set<string>();
+    const tag = Array.from(crypto.getRandomValues(new Uint8Array(3)), (b) => b.toString(16).padStart(2, "0"))
+      .join("");
+    let next = 0;
+    let counter = 0;
+    const stopped = () => deps.signal?.aborted === true;
+
+    const runOne = async (inst: Instance, o: Output, host: string | undefined) => {
+      const id = inst.instance_id;
+      const key = nested ? `${o.name}/${id}` : id;
+      const path = trajPath(o, id);
+      const controller = new AbortController();
+      const onStop = () => controller.abort(deps.signal?.reason);
+      deps.signal?.addEventListener("abort", onStop, { once: true });
+      let steps = 0;
+      let cost = 0;
+      let env: Environment | undefined;
+      let modelBuilt = false;
+      progress.start(key, host ?? "");
+      let status: string;
+      let error = "";
+      try {
+        await Deno.remove(path).catch(() => {});
+        await rules.clear(`${o.dir}/${id}`);
+        const config = rules.configure(instanceConfig(o.config, inst, o.dir), inst);
+        const cls = String(config.environment.environment_class);
+        if ((cls === "local" || cls === "bubblewrap") && !o.config.environment.cwd) {
+          await Deno.remove(String(config.environment.cwd), { recursive: true }).catch(() => {});
         }
-        skipped++;
-        passed.add(id);
-        progress.skip(id, "finished by another process meanwhile");
-        await files.flush();
+        const r = await runEpisode(config, {
+          task: instanceTask(inst, rules.taskRequired),
+          outputPath: path,
+          vars: { instance: inst },
+          top: { instance_id: id },
+          ...rules.episode,
+        }, {
+          hostEnv: deps.hostEnv,
+          log: (line) => {
+            if (options.verbose || /^(warning|error)/i.test(line)) progress.log(`[${key}] ${line}`);
+            else if (line.startsWith("note:") && !notes.has(line)) progress.log((notes.add(line), line));
+          },
+          signal: controller.signal,
+          onMessage: (m: Message) => {
+            if (m.role === "assistant") steps++;
+            cost += Number(m.extra?.cost ?? 0) || 0;
+            progress.update(key, steps, cost);
+          },
+          runId: `b${tag}${++counter}`,
+          cwd: deps.cwd,
+          ...(host ? { dockerHost: host } : {}),
+          onModel: () => (modelBuilt = true),
+          onEnvironment: (e) => live.add(env = e),
+          ...(deps.force ? { force: deps.force } : {}),
+          globalLimits,
+        });
+        status = r.result.exit_status;
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        status = err.name;
+        error = err.message;
+        if (options.verbose) progress.log(`[${key}] ${err.stack ?? err.message}`);
+        if ((await trajectoryState(path)) === null) await writeSetupFailure(path, id, err).catch(() => {});
+      } finally {
+        deps.signal?.removeEventListener("abort", onStop);
+        if (env) live.delete(env);
+      }
+      const state = await trajectoryState(path);
+      const { finished, patch } = await rules.outcome(`${o.dir}/${id}`, state, modelBuilt);
+      o.files.record(
+        id,
+        status,
+        patch === null ? null : prediction(id, state?.modelName || o.fallbackModel, patch, state?.bestOfK),
+      );
+      if (!finished) o.unfinished.push(id);
+      error ||= state?.error ?? "";
+      progress.finish(key, status, status === "Submitted" ? "" : error.split("\n")[0]!.slice(0, 200));
+      await o.files.flush();
+    };
+
+    /**
+     * Claim an instance before running it; leave it to a live process holding it, and skip it when
+     * another process finished it meanwhile (with --redo-existing: finished after this batch began).
+     */
+    const claimAndRun = async (inst: Instance, o: Output, host: string | undefined) => {
+      const id = inst.instance_id;
+      const key = nested ? `${o.name}/${id}` : id;
+      const holder = await o.claims.claim(id);
+      if (holder) {
+        o.passed.add(id);
+        o.elsewhere.push(`${id} (pid ${holder.pid} on ${holder.host})`);
+        progress.skip(
+          key,
+          `running in another process (pid ${holder.pid} on ${holder.host}, claim ${o.claims.path(id)})`,
+        );
         return;
       }
-      files.dropPrediction(id);
-      await runOne(inst, host);
-    } finally {
-      await claims.release(id);
-    }
-  };
-
-  const worker = async (host: string | undefined) => {
-    while (!stopped() && !globalLimits.exceeded && next < todo.length) {
-      const inst = todo[next++]!;
       try {
-        await claimAndRun(inst, host);
-      } catch (e) {
-        deps.log(`error: instance ${inst.instance_id}: ${(e as Error).message}`);
+        const state = await trajectoryState(trajPath(o, id));
+        const mtime = state?.finished ? (await Deno.stat(trajPath(o, id))).mtime?.getTime() ?? 0 : 0;
+        const done = redo
+          ? state?.finished === true && mtime >= startedAt
+          : await rules.done(`${o.dir}/${id}`, state, (await o.files.predictionIds()).has(id));
+        if (done) {
+          if (state?.finished) {
+            o.files.setPrediction(prediction(id, state.modelName, state.submission, state.bestOfK));
+          }
+          o.skipped++;
+          o.passed.add(id);
+          progress.skip(key, "finished by another process meanwhile");
+          await o.files.flush();
+          return;
+        }
+        o.files.dropPrediction(id);
+        await runOne(inst, o, host);
+      } finally {
+        await o.claims.release(id);
       }
+    };
+
+    const worker = async (host: string | undefined) => {
+      while (!stopped() && !globalLimits.exceeded && next < todo.length) {
+        const { inst, output } = todo[next++]!;
+        try {
+          await claimAndRun(inst, output, host);
+        } catch (e) {
+          const arm = nested ? ` (arm ${output.name})` : "";
+          deps.log(`error: instance ${inst.instance_id}${arm}: ${(e as Error).message}`);
+        }
+      }
+    };
+
+    const done = Promise.all(slots.map((host) => worker(host)));
+    let forced = false;
+    if (deps.force) {
+      const force = deps.force;
+      const onForce = new Promise<void>((resolve) => {
+        if (force.aborted) resolve();
+        force.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await Promise.race([done, onForce.then(() => (forced = true))]);
+      if (forced) await forceClose(live, done);
+    } else {
+      await done;
     }
-  };
-
-  const done = Promise.all(slots.map((host) => worker(host)));
-  let forced = false;
-  if (deps.force) {
-    const force = deps.force;
-    const onForce = new Promise<void>((resolve) => {
-      if (force.aborted) resolve();
-      force.addEventListener("abort", () => resolve(), { once: true });
-    });
-    await Promise.race([done, onForce.then(() => (forced = true))]);
-    if (forced) await forceClose(live, done);
-  } else {
-    await done;
-  }
-  progress.stop();
-  try {
-    await files.close();
-  } finally {
-    lock.close();
-  }
-  const byStatus = files.byStatus;
-  const started = new Set(Object.values(byStatus).flat());
-  return {
-    selected: selected.length,
-    skipped,
-    byStatus,
-    unfinished,
-    elsewhere,
-    notStarted: todo.filter((i) => !started.has(i.instance_id) && !passed.has(i.instance_id))
-      .map((i) => i.instance_id),
-    interrupted: stopped() || forced,
-    globalLimitReached: globalLimits.exceeded,
-    predsPath: files.predsPath,
-    notPassAt1: files.notPassAt1,
-    statusesPath: files.statusesPath,
-    elapsedMs: now() - startedAt,
-  };
-}
-
-function prediction(id: string, model: string, patch: string, bestOfK?: number): Prediction {
-  const pred: Prediction = { model_name_or_path: model, instance_id: id, model_patch: patch };
-  if (bestOfK) pred.pass_at_1 = false;
-  return pred;
-}
-
-/** A trajectory holding only the exit message of an instance whose setup failed before runEpisode. */
-async function writeSetupFailure(path: string, id: string, err: Error): Promise<void> {
-  const writer = new TrajectoryWriter(path, { top: { instance_id: id } });
-  const exit = exitMessage(err.name, "", err.message);
-  exit.extra = { ...exit.extra, exception_str: err.message, traceback: err.stack ?? "" };
-  try {
-    await writer.save([exit], { exit_status: err.name, submission: "" });
-  } finally {
-    writer.close();
-  }
-}
-
-/**
- * Second signal: close every live environment at once (a container still starting is removed by
- * name, see `DockerEnvironment.close`), then let the workers record their endings, all within
- * {@link FORCE_CLOSE_SECONDS}.
- */
-async function forceClose(live: Set<Environment>, workers: Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((r) => (timer = setTimeout(r, FORCE_CLOSE_SECONDS * 1000)));
-  try {
-    await Promise.race([
-      Promise.allSettled([...live].map((env) => env.close())).then(() => workers),
-      deadline,
-    ]);
-  } finally {
-    clearTimeout(timer);
+    progress.stop();
+    for (const o of outputs) await o.files.close();
+    const elapsedMs = now() - startedAt;
+    return {
+      arms: outputs.map((o) => {
+        const started = new Set(Object.values(o.files.byStatus).flat());
+        return {
+          name: o.name,
+          outDir: o.dir,
+          summary: {
+            selected: selected.length,
+            skipped: o.skipped,
+            byStatus: o.files.byStatus,
+            unfinished: o.unfinished,
+            elsewhere: o.elsewhere,
+            notStarted: [...o.todo].filter((id) => !started.has(id) && !o.passed.has(id)),
+            interrupted: stopped() || forced,
+            globalLimitReached: globalLimits.exceeded,
+            predsPath: o.files.predsPath,
+            notPassAt1: o.files.notPassAt1,
+            statusesPath: o.files.statusesPath,
+            elapsedMs,
+          },
+        };
+      }),
+    };
   }
 }

@@ -3,13 +3,7 @@
  */
 import { load } from "js-yaml";
 import { assert, assertEquals, assertMatch } from "../_assert.ts";
-import {
-  type BatchDeps,
-  type BatchOptions,
-  instanceConfig,
-  runBatch,
-  workerSlots,
-} from "../../src/batch/run_batch.ts";
+import { type BatchDeps, type BatchOptions, runBatch, workerSlots } from "../../src/batch/run_batch.ts";
 import { readTrajectory } from "../../src/trajectory.ts";
 import { config, type ScriptedInstance, step, submit, writeBatch } from "./_helpers.ts";
 
@@ -220,27 +214,4 @@ Deno.test("workerSlots() splits -w round robin over hosts, or uses each host's c
     "b",
   ]);
   assertEquals(workerSlots(2, [{ host: "a", capacity: 2 }, { host: "b" }]), ["a", "b", "a", "b"]);
-});
-
-Deno.test("instanceConfig() renders image, startup command, script and cwd over the instance", async () => {
-  const base = await config([
-    "environment.environment_class=docker",
-    "run.env_startup_command=cd /repo && git checkout {{ base_commit }} # {{ instance.instance_id }}",
-    "model.model_class=scripted",
-    "model.script=s/{{instance.instance_id}}.yaml",
-  ]);
-  const inst = { instance_id: "Org__repo-1", base_commit: "abc", problem_statement: "x" };
-  const c = instanceConfig(base, inst, "/out");
-  assertEquals(c.environment.image, "docker.io/swebench/sweb.eval.x86_64.org_1776_repo-1:latest");
-  assertEquals(c.run.env_startup_command, "cd /repo && git checkout abc # Org__repo-1");
-  assertEquals(c.model.script, "s/Org__repo-1.yaml");
-  assertEquals(base.model.script, "s/{{instance.instance_id}}.yaml", "the base config is untouched");
-  const templated = instanceConfig(
-    await config(["environment.environment_class=docker", "environment.image={{instance.image_name}}:v6"]),
-    { ...inst, image_name: "pb/x" },
-    "/out",
-  );
-  assertEquals(templated.environment.image, "pb/x:v6");
-  const local = instanceConfig(await config([]), inst, "/out");
-  assertEquals(local.environment.cwd, "/out/Org__repo-1/workspace");
 });

@@ -1,0 +1,55 @@
+/**
+ * instanceConfig() and checkArmWorkspaces(): the per-instance config of a batch.
+ */
+import { assertEquals, assertThrows } from "../_assert.ts";
+import { checkArmWorkspaces, instanceConfig } from "../../src/batch/instance_config.ts";
+import { ConfigError } from "../../src/errors.ts";
+import { config } from "./_helpers.ts";
+
+Deno.test("instanceConfig() renders image, startup command, script and cwd over the instance", async () => {
+  const base = await config([
+    "environment.environment_class=docker",
+    "run.env_startup_command=cd /repo && git checkout {{ base_commit }} # {{ instance.instance_id }}",
+    "model.model_class=scripted",
+    "model.script=s/{{instance.instance_id}}.yaml",
+  ]);
+  const inst = { instance_id: "Org__repo-1", base_commit: "abc", problem_statement: "x" };
+  const c = instanceConfig(base, inst, "/out");
+  assertEquals(c.environment.image, "docker.io/swebench/sweb.eval.x86_64.org_1776_repo-1:latest");
+  assertEquals(c.run.env_startup_command, "cd /repo && git checkout abc # Org__repo-1");
+  assertEquals(c.model.script, "s/Org__repo-1.yaml");
+  assertEquals(base.model.script, "s/{{instance.instance_id}}.yaml", "the base config is untouched");
+  const templated = instanceConfig(
+    await config(["environment.environment_class=docker", "environment.image={{instance.image_name}}:v6"]),
+    { ...inst, image_name: "pb/x" },
+    "/out",
+  );
+  assertEquals(templated.environment.image, "pb/x:v6");
+  const local = instanceConfig(await config([]), inst, "/out");
+  assertEquals(local.environment.cwd, "/out/Org__repo-1/workspace");
+  const bwrap = instanceConfig(await config(["environment.environment_class=bubblewrap"]), inst, "/out");
+  assertEquals(bwrap.environment.cwd, "/out/Org__repo-1/workspace");
+});
+
+Deno.test("checkArmWorkspaces() refuses arms sharing a local working directory, names it and the arms", async () => {
+  const inst = { instance_id: "i1", problem_statement: "x" };
+  const shared = await config(["environment.cwd=/work/{{ instance_id }}"]);
+  const arms = [
+    { name: "control", config: await config([]), dir: "/out/control" },
+    { name: "a", config: shared, dir: "/out/a" },
+    { name: "b", config: await config(["environment.cwd=/elsewhere/{{ instance_id }}"]), dir: "/out/b" },
+  ];
+  checkArmWorkspaces(arms, inst); // each in its own directory
+  const clash = [...arms, { name: "c", config: shared, dir: "/out/c" }];
+  assertThrows(
+    () => checkArmWorkspaces(clash, inst),
+    ConfigError,
+    "Arms 'a' and 'c' both work in environment.cwd '/work/i1'",
+  );
+  // Containers have a filesystem each: the same cwd is no clash.
+  const docker = await config(["environment.environment_class=docker", "environment.cwd=/work"]);
+  checkArmWorkspaces(
+    [{ name: "x", config: docker, dir: "/o/x" }, { name: "y", config: docker, dir: "/o/y" }],
+    inst,
+  );
+});
