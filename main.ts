@@ -7,14 +7,22 @@
 import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, type RunFlags, UsageError, VERSION } from "./src/cli.ts";
 import { flagsToConfig } from "./src/cli.ts";
-import { isTree, loadConfig, namesWholeConfig, resolveConfig } from "./src/config.ts";
+import {
+  type ConfigSource,
+  isTree,
+  loadConfig,
+  namesWholeConfig,
+  resolveConfig,
+  type ResolvedConfig,
+} from "./src/config.ts";
 import { refuseSilentYolo } from "./src/agents/_silent_yolo.ts";
 import { ConfigError, type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "./src/errors.ts";
-import { runEpisode } from "./src/run.ts";
+import { type Episode, resolvePath, runEpisode } from "./src/run.ts";
 import type { Environment } from "./src/types.ts";
 import { formatForDisplay } from "./src/display.ts";
 import type { BatchFlags } from "./src/batch/cli.ts";
 import type { Interrupts } from "./src/terminal/user_io.ts";
+import type { ResumeFlags } from "./src/resume/cli.ts";
 
 const EXIT_CODES: Record<string, number> = {
   Submitted: 0,
@@ -140,7 +148,6 @@ async function run(flags: RunFlags): Promise<number> {
   // config loads and the environment starts, not on the critical path to the first model call.
   fetch("data:,").then((r) => r.body?.cancel(), () => {});
   const hostEnv = await hostEnvironment();
-  const cwd = Deno.cwd();
   const canAsk = Deno.stdin.isTerminal();
   const { config, sources } = await resolveFlagsConfig(
     flags,
@@ -149,13 +156,7 @@ async function run(flags: RunFlags): Promise<number> {
     canAsk && Deno.stdout.isTerminal(),
   );
   const interactive = config.agent.agent_class === "interactive";
-  if (!canAsk) {
-    const ways = "pass -y (agent.mode=yolo) to run without asking, or run claudius at a terminal";
-    refuseSilentYolo(config, sources, "stdin is not a terminal", ways);
-  } else if (!interactive) {
-    const ways = "pass -y (agent.mode=yolo), or --agent-class interactive";
-    refuseSilentYolo(config, sources, "agent.agent_class 'default' never asks", ways);
-  }
+  refuseUnasked(config, sources, canAsk);
 
   let task = flags.task;
   if (flags.taskFile !== undefined) {
@@ -188,7 +189,32 @@ async function run(flags: RunFlags): Promise<number> {
   }
   const outputPath = flags.output ??
     config.agent.output_path ?? `runs/${timestamp()}.traj.json`;
+  const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
+  return await runWithSignals(config, { task, outputPath, newFile }, flags, hostEnv, session);
+}
 
+/** Never a silent yolo: a mode that asks where no one answers is a usage error (see refuseSilentYolo). */
+function refuseUnasked(config: ResolvedConfig, sources: ConfigSource[], canAsk: boolean): void {
+  if (!canAsk) {
+    const ways = "pass -y (agent.mode=yolo) to run without asking, or run claudius at a terminal";
+    refuseSilentYolo(config, sources, "stdin is not a terminal", ways);
+  } else if (config.agent.agent_class !== "interactive") {
+    const ways = "pass -y (agent.mode=yolo), or --agent-class interactive";
+    refuseSilentYolo(config, sources, "agent.agent_class 'default' never asks", ways);
+  }
+}
+
+/** Run one episode (a new one or a resumed one) with two-stage signal handling; its exit code. */
+async function runWithSignals(
+  config: ResolvedConfig,
+  what: Episode,
+  flags: RunFlags,
+  hostEnv: Record<string, string>,
+  session?: Awaited<ReturnType<typeof openTerminal>>,
+): Promise<number> {
+  const { outputPath } = what;
+  const canAsk = Deno.stdin.isTerminal();
+  const interactive = config.agent.agent_class === "interactive";
   const controller = new AbortController();
   const force = new AbortController();
   let env: Environment | undefined;
@@ -218,19 +244,13 @@ async function run(flags: RunFlags): Promise<number> {
     : onSignals(end, again);
   const color = Deno.stderr.isTerminal() && !hostEnv.NO_COLOR;
   try {
-    const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
-    const running = runEpisode(config, {
-      task,
-      outputPath,
-      newFile,
-      ...(flags.patch ? { patchPath: flags.patch } : {}),
-    }, {
+    const running = runEpisode(config, { ...what, ...(flags.patch ? { patchPath: flags.patch } : {}) }, {
       hostEnv,
       log,
       signal: controller.signal,
       force: force.signal,
       runId: crypto.randomUUID().slice(0, 8),
-      cwd,
+      cwd: Deno.cwd(),
       onEnvironment: (e) => (env = e),
       ...(flags.verbose && !interactive ? { onMessage: (m) => err(formatForDisplay(m, color)) } : {}),
       ...(interactive && session
@@ -292,6 +312,79 @@ function onInteractiveSignals(
     return [name, listener] as const;
   });
   return () => listeners.forEach(([name, listener]) => Deno.removeSignalListener(name, listener));
+}
+
+async function resume(flags: ResumeFlags): Promise<number> {
+  fetch("data:,").then((r) => r.body?.cancel(), () => {});
+  const { readPredecessor } = await import("./src/resume/predecessor.ts");
+  const { resumeConfig } = await import("./src/resume/resume_config.ts");
+  const { resumedPath } = await import("./src/resume/cli.ts");
+  const hostEnv = await hostEnvironment();
+  const path = resolvePath(flags.trajectory, Deno.cwd());
+  const predecessor = await readPredecessor(path);
+  const builtinDir = new URL("./config", import.meta.url).pathname;
+  const { source, unknownClasses } = predecessor;
+  if (source && flags.env !== undefined) {
+    throw new UsageError(
+      `--env is for a torn trajectory only: ${path} recorded its environment, which is kept`,
+    );
+  }
+  if (!source) {
+    err(
+      `warning: ${path} is torn and its info (the config it ran with) is lost: resuming with the config ` +
+        "of this command line (built-in default, -c specs, flags), as a new run would",
+    );
+  }
+  const canAsk = Deno.stdin.isTerminal();
+  const { config, sources } = source
+    ? await resumeConfig({ source, unknownClasses }, flags.config, flagsToConfig(flags), {
+      builtinDir,
+      ...(hostEnv.MSWEA_CONFIG_DIR ? { configDir: hostEnv.MSWEA_CONFIG_DIR } : {}),
+      readTextFile: Deno.readTextFile,
+      hostEnv,
+      warn: err,
+    })
+    : await resolveFlagsConfig(flags, hostEnv);
+  refuseUnasked(config, sources, canAsk);
+  const restarted = ["docker", "podman"].includes(config.environment.environment_class);
+  if (flags.replay && !restarted) {
+    throw new UsageError(
+      `--replay runs the recorded commands again in a new container; a ${config.environment.environment_class} ` +
+        "environment keeps its working directory as it was",
+    );
+  }
+  let task = flags.task;
+  if (flags.taskFile !== undefined) {
+    task = await Deno.readTextFile(flags.taskFile).catch((e) => {
+      throw new UsageError(`Cannot read --task-file '${flags.taskFile}': ${(e as Error).message}`);
+    });
+  }
+  const outputPath = flags.output ?? await resumedPath(path);
+  const { state, top } = predecessor;
+  err(
+    `claudius: resuming ${path} (${
+      state.link.exit_status || "no ending recorded"
+    }; ${state.messages.length} ` +
+      `messages, ${state.nCalls} model calls${state.pending ? ", its last step cut short: run again" : ""}` +
+      `${predecessor.state.link.repaired ? ", torn file repaired" : ""})`,
+  );
+  const session = config.agent.agent_class === "interactive"
+    ? await openTerminal(hostEnv, canAsk)
+    : undefined;
+  return await runWithSignals(
+    config,
+    {
+      task: task ?? "",
+      outputPath,
+      newFile: flags.output === undefined,
+      ...(task !== undefined ? { vars: { task } } : {}),
+      top,
+      resume: { ...state, restarted, replay: flags.replay },
+    },
+    flags,
+    hostEnv,
+    session,
+  );
 }
 
 async function batch(flags: BatchFlags): Promise<number> {
@@ -425,6 +518,15 @@ async function main(argv: string[]): Promise<number> {
     }
     case "run":
       return await run(command.flags);
+    case "resume": {
+      const { RESUME_HELP, parseResumeArgs } = await import("./src/resume/cli.ts");
+      const flags = parseResumeArgs(command.argv);
+      if (flags === "help") {
+        console.log(RESUME_HELP);
+        return 0;
+      }
+      return await resume(flags);
+    }
     case "batch": {
       const { BATCH_HELP, parseBatchArgs } = await import("./src/batch/cli.ts");
       const flags = parseBatchArgs(command.argv);

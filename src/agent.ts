@@ -91,6 +91,8 @@ export interface AgentDeps {
   hooks?: AgentHooks;
   /** Called after the limit checks, right before a call is counted; throws to end the run (global limits). */
   beforeCall?: () => void;
+  /** When the run began, in milliseconds (default: now); a resumed run began in an earlier process. */
+  startedAt?: number;
 }
 
 /** The status and submission a run ended with (the exit message's `extra`). */
@@ -144,7 +146,7 @@ export class DefaultAgent {
     this.#deps = deps;
     this.hooks = deps.hooks;
     this.#now = deps.now ?? Date.now;
-    this.#start = this.#now();
+    this.#start = deps.startedAt ?? this.#now();
   }
 
   /** Seconds since the agent was created, floored like Python's `int()`. */
@@ -197,9 +199,19 @@ export class DefaultAgent {
         ) + (start?.append ?? ""),
       },
     );
+    return await this.continue();
+  }
+
+  /**
+   * Run until an exit message from the current messages and counters (`claudius resume` sets them
+   * from a trajectory). `first`, when given, replaces the first step (the actions of a step cut short).
+   */
+  async continue(first?: () => Promise<unknown>): Promise<RunResult> {
     while (true) {
+      const step = first ?? (() => this.step());
+      first = undefined;
       try {
-        await this.step();
+        await step();
         this.nConsecutiveFormatErrors = 0;
       } catch (e) {
         this.#handle(this.#deps.signal?.aborted ? this.#deps.signal.reason : e);

@@ -45,7 +45,9 @@ export type Command =
   /** A trajectory tool (`stats`, `compare`, `export`, `report`): run by `src/trajectories/cli.ts`, loaded on demand. */
   | { kind: "tool"; name: string; argv: string[] }
   /** `claudius inspect ARGS`: the terminal UI in `src/inspect/`, loaded on demand. */
-  | { kind: "inspect"; argv: string[] };
+  | { kind: "inspect"; argv: string[] }
+  /** `claudius resume TRAJECTORY ARGS`: parsed by `src/resume/cli.ts`. */
+  | { kind: "resume"; argv: string[] };
 
 /** The trajectory tools' subcommand names (their code lives in `src/trajectories/`, `report`'s in `src/report/`). */
 export const TOOL_NAMES: readonly string[] = ["stats", "compare", "export", "report"];
@@ -58,6 +60,7 @@ Usage:
   claudius [--task T | --task-file F] [options]    run one episode (at a terminal without a task:
                                                    interactive, asks for the task)
   claudius batch INSTANCES [options]               run many instances in parallel (batch --help)
+  claudius resume TRAJECTORY [options]             continue an interrupted run (resume --help)
   claudius reap [--docker-host H]... [--all-hosts]
                                                    remove containers left by this machine's dead runs
                                                    (--all-hosts: also all runs of other machines)
@@ -114,6 +117,7 @@ export function parseCommand(argv: string[]): Command {
   if (argv[0] === "batch") return { kind: "batch", argv: argv.slice(1) };
   if (TOOL_NAMES.includes(argv[0] ?? "")) return { kind: "tool", name: argv[0]!, argv: argv.slice(1) };
   if (argv[0] === "inspect") return { kind: "inspect", argv: argv.slice(1) };
+  if (argv[0] === "resume") return { kind: "resume", argv: argv.slice(1) };
   if (argv[0] === "reap") {
     const { values } = parse(argv.slice(1), {
       "docker-host": { type: "string", multiple: true },

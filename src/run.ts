@@ -25,6 +25,7 @@ import { GlobalLimits } from "./global_limits.ts";
 import type { InteractiveIO } from "./agents/interactive.ts";
 import type { StreamSink } from "./models/_stream.ts";
 import type { ApproveCommand } from "./environments/gated.ts";
+import type { ResumeLink, ResumeState } from "./resume/predecessor.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
 export const UPSTREAM_VERSION = "2.4.6";
@@ -80,6 +81,8 @@ export interface Episode {
   artifactsIf?: (messages: Message[]) => boolean;
   /** Write `git diff` of the working directory here at the end (`--patch FILE`), whatever the ending. */
   patchPath?: string;
+  /** Go on from a predecessor's trajectory instead of starting (`claudius resume`); `task` is then unused. */
+  resume?: ResumeState;
 }
 
 /** The outcome of an episode. */
@@ -91,13 +94,15 @@ export interface EpisodeResult {
 }
 
 /**
- * Build the model named by `model.model_class`.
+ * Build the model named by `model.model_class` (`priorCalls`: model calls of the run before this
+ * process, where a scripted model's script goes on).
  * @throws {ConfigError} for an unknown class or missing model name / script
  */
 export async function makeModel(
   config: Record<string, unknown>,
   costLimit: number,
   deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "globalLimits" | "onStream">,
+  priorCalls = 0,
 ): Promise<Model> {
   const { model_class: cls = SCHEMA.model.defaultClass, ...own } = config;
   const spec = MODEL_CLASSES[String(cls)];
@@ -121,7 +126,7 @@ export async function makeModel(
       : undefined;
     if (!replies) throw new ConfigError(`model.model_class '${cls}' needs model.script or model.replies`);
     modelConfig = { ...own, ...c };
-    client = new ScriptedClient(replies, { model_name: c.model_name });
+    client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
   } else {
     const c = resolveKeys(OPENAI_KEYS, own, "model", { hostEnv: deps.hostEnv });
     // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
@@ -213,13 +218,26 @@ export interface TrajectoryInfo {
   mechanisms?: Record<string, unknown>;
   /** False when the run was best-of-k (`mechanisms.reroll`). */
   pass_at_1?: boolean;
+  /** A resumed run: the trajectory it went on from (`claudius resume`). */
+  resumed_from?: ResumeLink;
+}
+
+/** What `info` records besides the agent's state. */
+export interface InfoExtras {
+  /** `run.env_startup_command`, recorded as `config.run` (a resumed run in a new container runs it again). */
+  startupCommand?: string;
+  resumedFrom?: ResumeLink;
 }
 
 /**
  * The trajectory's `info` block for the agent's current state; credentials in the configs (by name,
  * by shape, and the `secrets` given) are redacted.
  */
-export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] = []): TrajectoryInfo {
+export function trajectoryInfo(
+  agent: DefaultAgent,
+  secrets: readonly string[] = [],
+  extras: InfoExtras = {},
+): TrajectoryInfo {
   const last = agent.messages.at(-1);
   const ending = last?.role === "exit" ? last.extra : { exit_status: "", submission: "" };
   const { config: mechanisms, ...facts } = agent.hooks?.info?.() ?? {};
@@ -233,12 +251,14 @@ export function trajectoryInfo(agent: DefaultAgent, secrets: readonly string[] =
       environment: agent.env.config,
       environment_type: agent.env.type,
       ...mechanisms as Record<string, unknown>,
+      ...(extras.startupCommand ? { run: { env_startup_command: extras.startupCommand } } : {}),
     }, secrets),
     mini_version: UPSTREAM_VERSION,
     claudius_version: VERSION,
     exit_status: ending.exit_status,
     submission: ending.submission,
     ...facts,
+    ...(extras.resumedFrom ? { resumed_from: extras.resumedFrom } : {}),
   };
 }
 
@@ -317,10 +337,11 @@ export async function runEpisode(
     globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
     if (globalLimits.active) deps.log(globalLimits.describe());
   }
+  const resume = episode.resume;
   const model = await makeModel(hooks?.modelConfig ?? config.model, agentConfig.cost_limit, {
     ...deps,
     globalLimits,
-  });
+  }, resume?.nCalls);
   deps.onModel?.(model);
   const env = await makeEnvironment(config.environment, deps);
   deps.onEnvironment?.(env);
@@ -333,13 +354,20 @@ export async function runEpisode(
     await writer.save(messages, info);
     await atif?.(messages, info);
   };
+  const startup = config.run.env_startup_command;
+  const extras: InfoExtras = {
+    ...(startup ? { startupCommand: startup } : {}),
+    ...(resume ? { resumedFrom: resume.link } : {}),
+  };
+  const info = (a: DefaultAgent) => trajectoryInfo(a, secrets, extras);
   const agentDeps: AgentDeps = {
-    save: (a: DefaultAgent) => save(a.messages, trajectoryInfo(a, secrets)),
+    save: (a: DefaultAgent) => save(a.messages, info(a)),
     ...(hooks ? { hooks: hooks.hooks } : {}),
     beforeCall: () => globalLimits.check(),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),
+    ...(resume ? { startedAt: (deps.now ?? Date.now)() - resume.elapsedMs } : {}),
   };
   const agent = agentClass === "interactive"
     ? await interactiveAgent(agentInput, model, env, episode.outputPath, agentDeps, deps)
@@ -349,9 +377,14 @@ export async function runEpisode(
       await gated(env, agentConfig.confirm_dangerous),
       agentDeps,
     );
+  const resuming = resume && await import("./resume/continue_run.ts");
   try {
     // The output is checked and created before anything is run or paid for.
-    await writer.open(trajectoryInfo(agent, secrets), { exclusive: episode.newFile === true });
+    await writer.open(info(agent), { exclusive: episode.newFile === true });
+    if (resuming) {
+      resuming.restoreAgent(agent, resume);
+      await save(agent.messages, info(agent));
+    }
   } catch (e) {
     await env.close();
     throw e;
@@ -361,9 +394,14 @@ export async function runEpisode(
     try {
       await env.start(deps.signal);
       started = true;
-      if (episode.setup) await env.execute({ command: episode.setup }, deps.signal);
-      await runStartupCommand(env, config.run.env_startup_command, deps.signal);
-      const result = await agent.run(episode.task, episode.vars ?? {});
+      // A kept working directory is set up already; a new container is not.
+      if (!resume || resume.restarted) {
+        if (episode.setup) await env.execute({ command: episode.setup }, deps.signal);
+        await runStartupCommand(env, startup, deps.signal);
+      }
+      const result = resuming
+        ? await resuming.continueRun(agent, resume, episode.vars ?? {}, deps)
+        : await agent.run(episode.task, episode.vars ?? {});
       return { result, agent, bytesWritten: writer.bytesWritten };
     } catch (caught) {
       // The loop records its own endings; these came before it (environment start, startup command,
@@ -374,7 +412,7 @@ export async function runEpisode(
           ? e.messages
           : [errorExitMessage(e instanceof Error ? e : new Error(String(e)))];
         agent.addMessages(...ending);
-        await save(agent.messages, trajectoryInfo(agent, secrets));
+        await save(agent.messages, info(agent));
         const last = agent.messages.at(-1);
         if (e instanceof InterruptAgentFlow && last?.role === "exit") {
           return { result: last.extra, agent, bytesWritten: writer.bytesWritten };
@@ -392,8 +430,8 @@ export async function runEpisode(
       const wanted = { ...(configured ? config.run : {}), ...(patchPath ? { patch_path: patchPath } : {}) };
       const { errors } = await saveArtifacts(env, wanted, episode.outputPath, deps);
       if (Object.keys(errors).length) {
-        const info = { ...trajectoryInfo(agent, secrets), artifact_errors: errors };
-        await save(agent.messages, info).catch((e) => deps.log(`warning: Cannot save trajectory: ${e}`));
+        await save(agent.messages, { ...info(agent), artifact_errors: errors })
+          .catch((e) => deps.log(`warning: Cannot save trajectory: ${e}`));
       }
     }
     writer.close();

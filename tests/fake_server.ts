@@ -19,6 +19,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body (null when it was not JSON). */
   body: Json;
+  /** The body's bytes as text, exactly as sent (chunked bodies joined). */
+  raw: string;
   /** `performance.now()` when the whole request had arrived. */
   receivedAt: number;
 }
@@ -229,11 +231,12 @@ class RequestReader {
     } else {
       body = await this.#take(Number(headers["content-length"] ?? "0"));
     }
+    const raw = decoder.decode(body);
     let json: Json = null;
     try {
-      json = JSON.parse(decoder.decode(body));
+      json = JSON.parse(raw);
     } catch { /* not JSON: recorded as null */ }
-    return { method, path, headers, body: json, receivedAt: performance.now() };
+    return { method, path, headers, body: json, raw, receivedAt: performance.now() };
   }
 
   async #chunked(): Promise<Uint8Array> {

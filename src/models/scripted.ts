@@ -14,6 +14,8 @@ export interface ScriptedClientOptions {
   model_name: string;
   /** Cost of a reply that sets no `cost` of its own, in dollars. Default 0. */
   cost_per_call?: number;
+  /** Index of the first reply to play (a resumed run goes on where its predecessor stopped). Default 0. */
+  first?: number;
 }
 
 /**
@@ -51,7 +53,7 @@ export class ScriptedClient implements ChatClient {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<Completion> {
     try {
       signal?.throwIfAborted();
-      const index = this.requests.length;
+      const index = (this.#options.first ?? 0) + this.requests.length;
       this.requests.push(structuredClone(request));
       const reply = this.#replies[index];
       if (reply === undefined) {
