@@ -24,4 +24,6 @@ export interface AgentHooks {
   observe?(action: Action, output: ExecOutput, agent: DefaultAgent): Promise<ExecOutput>;
   /** Keys for the trajectory's `info` (`config` is merged into `info.config`). */
   info?(): Record<string, unknown>;
+  /** A resumed run (`claudius resume`): take up the state the predecessor's messages record. */
+  resume?(messages: Message[]): void;
 }

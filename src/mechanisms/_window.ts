@@ -31,6 +31,22 @@ export class ContextWindow {
     return this.#excluded.size === 0 ? tail : tail.filter((m) => !this.#excluded.has(m));
   }
 
+  /**
+   * Take up the window a predecessor's messages record (a resumed run): the last restart marker's
+   * boundary, and its side calls (`extra.side_call`) left out.
+   */
+  restore(messages: Message[]): void {
+    this.#start = 0;
+    messages.forEach((m) => {
+      const extra = m.extra as
+        | { context_management?: { boundary?: unknown }; side_call?: unknown }
+        | undefined;
+      const boundary = extra?.context_management?.boundary;
+      if (m.role === "system" && typeof boundary === "number") this.#start = boundary;
+      if (extra?.side_call !== undefined) this.#excluded.add(m);
+    });
+  }
+
   /** Keep these messages out of every later request (side calls). */
   exclude(...messages: Message[]): void {
     for (const m of messages) this.#excluded.add(m);

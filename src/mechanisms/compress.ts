@@ -64,6 +64,19 @@ export function compression({ config, deps, window }: MechanismContext): Mechani
       const tokens = lastPromptTokens(window.view(agent.messages));
       if (tokens !== undefined && tokens >= c.prompt_tokens) await compact(agent, tokens);
     },
+    restore(messages) {
+      for (const m of messages) {
+        const cm = (m.extra as { context_management?: Record<string, unknown> } | undefined)
+          ?.context_management;
+        if (m.role !== "system" || cm?.type !== "compaction") continue;
+        const summary = messages[Number(cm.summary_message)];
+        log.push({
+          prompt_tokens: Number(cm.prompt_tokens),
+          summary_chars: String(summary?.content ?? "").trim().length,
+          boundary: Number(cm.boundary),
+        });
+      }
+    },
     facts: () => ({ compactions: log }),
   };
 }

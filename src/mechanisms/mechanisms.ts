@@ -59,6 +59,8 @@ export interface Mechanism {
   observe?(action: Action, output: ExecOutput, agent: DefaultAgent): Promise<ExecOutput>;
   /** A reroll started a new attempt: forget what the last one did (verification, streaks). */
   reset?(): void;
+  /** A resumed run: take up what the predecessor's messages record (counts of restarts). */
+  restore?(messages: Message[]): void;
   /** What happened, for `info.mechanisms.<name>`. */
   facts?(): Record<string, unknown>;
 }
@@ -143,6 +145,10 @@ export function createMechanisms(config: MechanismsConfig, deps: MechanismDeps):
         throw e;
       }
       return output;
+    },
+    resume(messages) {
+      context.window.restore(messages);
+      for (const part of parts) part.restore?.(messages);
     },
     info() {
       const facts = Object.fromEntries(parts.map((p) => [p.name, p.facts?.() ?? {}]));

@@ -45,6 +45,20 @@ export function reroll({ config, deps, window }: MechanismContext): Mechanism {
       );
       throw new Rerolled();
     },
+    restore(messages) {
+      for (const m of messages) {
+        const cm = (m.extra as { context_management?: Record<string, unknown> } | undefined)
+          ?.context_management;
+        if (m.role !== "system" || cm?.type !== "reroll") continue;
+        const previous = cm.previous as { submission?: unknown; reason?: unknown } | undefined;
+        rerolls.push({
+          attempt,
+          submission: String(previous?.submission ?? ""),
+          why: String(previous?.reason ?? ""),
+        });
+        attempt = Number(cm.attempt);
+      }
+    },
     facts: () => ({ attempts: attempt, rerolls }),
   };
 }

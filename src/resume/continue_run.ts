@@ -13,12 +13,13 @@ import type { ResumeState } from "./predecessor.ts";
 /** `extra.interrupt_type` of the message that tells the model its environment was restarted. */
 export const RESTARTED = "EnvironmentRestarted";
 
-/** Give the agent the predecessor's messages and counters. */
+/** Give the agent the predecessor's messages and counters (and its mechanisms what they record). */
 export function restoreAgent(agent: DefaultAgent, state: ResumeState): void {
   agent.messages = [...state.messages];
   agent.nCalls = state.nCalls;
   agent.cost = state.cost;
   agent.nConsecutiveFormatErrors = state.formatErrors;
+  agent.hooks?.resume?.(agent.messages);
 }
 
 /** How a replay went. */

@@ -9,7 +9,10 @@
  * mode the one action of a reply becomes a tool call `bash` with a made-up id
  * (`extra.synthesized`), so its observation can be linked too. A format-error turn's feedback is an
  * observation result with no `source_call_id`; the rejected calls go to `extra.rejected_tool_calls`.
- * Other messages inside a turn (none in claudius's runs) become `user` / `system` steps.
+ * Other messages inside a turn (none in claudius's runs) become `user` / `system` steps. A resumed
+ * trajectory (`info.resumed_from`, `claudius resume`) marks the steps of its predecessor's messages
+ * `is_copied_context: true` and names the predecessor in root `extra.resumed_from`; ATIF's
+ * `continued_trajectory_ref` belongs in the predecessor, which a resume never changes.
  *
  * @module
  */
@@ -181,20 +184,27 @@ export function atifAgentStep(step: Step, t: Trajectory): Omit<AtifStep, "step_i
  */
 export function toAtif(t: Trajectory): AtifTrajectory {
   const steps: AtifStep[] = [];
-  const add = (s: Omit<AtifStep, "step_id">) => steps.push({ step_id: steps.length + 1, ...s });
+  // A resumed run (`claudius resume`) begins with its predecessor's messages: copied context.
+  const resumed = isRec(t.info.resumed_from) ? t.info.resumed_from as Record<string, Json> : undefined;
+  const copied = typeof resumed?.messages === "number" ? resumed.messages : 0;
+  const add = (s: Omit<AtifStep, "step_id">, index: number) =>
+    steps.push({ step_id: steps.length + 1, ...s, ...(index < copied ? { is_copied_context: true } : {}) });
   const prologueEnd = t.steps[0]?.messageIndex ?? t.exit.messageIndex ?? t.messages.length;
   const other = (index: number) => {
     const m = t.messages[index]!;
     const role = roleOf(m);
-    add(defined({
-      source: role === "user" ? "user" as const : "system" as const,
-      message: contentText(m.content),
-      extra: role === "user" || role === "system" ? undefined : { role },
-    }));
+    add(
+      defined({
+        source: role === "user" ? "user" as const : "system" as const,
+        message: contentText(m.content),
+        extra: role === "user" || role === "system" ? undefined : { role },
+      }),
+      index,
+    );
   };
   for (let i = 0; i < prologueEnd; i++) if (i !== t.exit.messageIndex) other(i);
   for (const step of t.steps) {
-    add(atifAgentStep(step, t));
+    add(atifAgentStep(step, t), step.messageIndex);
     const used = new Set<number>([step.messageIndex]);
     for (const a of step.actions) if (a.observation) used.add(a.observation.messageIndex);
     if (step.kind === "format_error" && t.format !== "mini-swe-agent-1.1") used.add(step.messageIndex + 1);
@@ -205,6 +215,7 @@ export function toAtif(t: Trajectory): AtifTrajectory {
   if (t.exit.exceptionStr !== undefined) rootExtra.exception_str = t.exit.exceptionStr;
   if (t.exit.traceback !== undefined) rootExtra.traceback = t.exit.traceback;
   if (t.instanceId) rootExtra.instance_id = t.instanceId;
+  if (resumed) rootExtra.resumed_from = resumed;
   const agentExtra: Record<string, Json> = { trajectory_format: t.format, action_format: t.actionFormat };
   for (const [k, v] of Object.entries({ ...t.config, miniVersion: t.miniVersion })) {
     if (typeof v === "string") agentExtra[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;

@@ -214,3 +214,57 @@ Deno.test("claudius batch --arm: a scripted two-arm ablation end to end", async 
   assertEquals(bad.code, 2);
   assertMatch(bad.stderr, /^error: arm broken: Unknown config key 'agent\.nope'/);
 });
+
+Deno.test("claudius batch --arm control= --arm daemon=daemon, then claudius compare reads the two arms", async () => {
+  const ids = ["i1", "i2", "i3"];
+  const dir = await Deno.makeTempDir({ prefix: "claudius-arms-" });
+  // The daemon arm's verification gate refuses the first submission; the control takes it.
+  const fx = await writeBatch(
+    ids.map((id) => ({
+      id,
+      replies: [step(`echo ${id} > f.txt`), submit(`first ${id}`), submit(`second ${id}`)],
+    })),
+    dir,
+  );
+  const cli = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, ...args],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const d = new TextDecoder();
+    return { code: out.code, stdout: d.decode(out.stdout), stderr: d.decode(out.stderr) };
+  };
+  const specs = fx.specs.flatMap((s) => ["-c", s]);
+  const r = await cli(
+    "batch",
+    fx.instances,
+    "-o",
+    fx.out,
+    "-w",
+    "2",
+    ...specs,
+    "--arm",
+    "control=",
+    "--arm",
+    "daemon=daemon",
+  );
+  assertEquals(r.code, 0, r.stderr);
+  for (const [arm, patch] of [["control", "first"], ["daemon", "second"]]) {
+    const preds = JSON.parse(await Deno.readTextFile(`${fx.out}/${arm}/preds.json`));
+    assertEquals(ids.map((id) => preds[id].model_patch), ids.map((id) => `${patch} ${id}`));
+  }
+  const { data } = await readTrajectory(`${fx.out}/daemon/i1/i1.traj.json`);
+  assert(
+    "mechanisms" in (data.info.config as Record<string, unknown>),
+    "the daemon arm ran with its switches",
+  );
+  const { data: control } = await readTrajectory(`${fx.out}/control/i1/i1.traj.json`);
+  assert(!("mechanisms" in (control.info.config as Record<string, unknown>)), "the control ran without");
+  const compared = await cli("compare", `${fx.out}/control`, `${fx.out}/daemon`, "--json");
+  assertEquals(compared.code, 0, compared.stderr);
+  const report = JSON.parse(compared.stdout);
+  assertEquals(report.common, 3);
+  assertEquals(report.duplicates, []);
+});

@@ -9,6 +9,9 @@ import { startFakeServer } from "../fake_server.ts";
 import type { ScriptReply } from "../../src/models/_script.ts";
 import { readTrajectory } from "../../src/trajectory.ts";
 import { runCommand } from "../../src/environments/_process.ts";
+import { loadTrajectory } from "../../src/trajectories/load_trajectory.ts";
+import { toAtif } from "../../src/trajectories/to_atif.ts";
+import { validateAtif } from "../../src/trajectories/validate_atif.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const DIR = await Deno.makeTempDir({ prefix: "claudius-resume-" });
@@ -93,9 +96,9 @@ const golden: string[] = await (async () => {
   }
 })();
 
-/** Resume `traj` in `dir` against a server playing the script from reply `from` (0-based); the bodies. */
-async function resume(dir: string, from: number, ...more: string[]) {
-  const server = await startFakeServer(SCRIPT.slice(from));
+/** Resume `t.traj.json` in `dir` against a server playing SCRIPT from reply `from` (or these replies); the bodies. */
+async function resume(dir: string, from: number | ScriptReply[], ...more: string[]) {
+  const server = await startFakeServer(typeof from === "number" ? SCRIPT.slice(from) : from);
   try {
     const before = await Deno.readFile(`${dir}/t.traj.json`);
     const r = await cli(["resume", "t.traj.json", "--base-url", server.url, ...more], dir).done;
@@ -134,6 +137,19 @@ Deno.test("claudius resume after SIGKILL between steps sends byte for byte the u
     repaired: false,
   });
   assertEquals(data.messages.length, 2 + 2 + 3 + 2 + 2 + 1 + 1);
+  // As ATIF: the predecessor's part is copied context (system, task, two agent steps), and named.
+  const atif = toAtif(await loadTrajectory(`${dir}/t.resume1.traj.json`));
+  assertEquals(validateAtif(atif), []);
+  assertEquals(atif.steps.map((s) => s.is_copied_context ?? false), [
+    true,
+    true,
+    true,
+    true,
+    false,
+    false,
+    false,
+  ]);
+  assertEquals((atif.extra?.resumed_from as { trajectory: string }).trajectory, `${dir}/t.traj.json`);
 });
 
 Deno.test("claudius resume after SIGINT during a command runs that step's commands again, then sends the next request", async () => {
@@ -332,4 +348,43 @@ Deno.test({
       }
     }
   },
+});
+
+Deno.test("claudius resume after a context compaction sends only the compacted context, as the uninterrupted run did", async () => {
+  const usage = (prompt_tokens: number) => ({ usage: { prompt_tokens } });
+  const script: ScriptReply[] = [
+    { ...reply(1, "echo one"), ...usage(40) },
+    { ...reply(2, "echo two"), ...usage(60) }, // reaches 50: the model summarises before the next query
+    { content: "I ran echo one and echo two.", cost: 0.01, ...usage(70) },
+    { ...reply(4, "echo three"), ...usage(30) },
+    { ...reply(5, "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"), ...usage(35) },
+  ];
+  const compress = [
+    "-c",
+    "mechanisms.compression.enabled=true",
+    "-c",
+    "mechanisms.compression.prompt_tokens=50",
+  ];
+  const whole = await startFakeServer(script);
+  const dir = await Deno.makeTempDir({ dir: DIR });
+  let bodies: string[];
+  try {
+    assertEquals((await cli(runArgs(whole.url, ...compress), dir).done).code, 0);
+    bodies = whole.requests.map((q) => q.raw);
+  } finally {
+    await whole.close();
+  }
+  const cut = await Deno.makeTempDir({ dir: DIR });
+  const first = await startFakeServer(script.slice(0, 4));
+  try {
+    assertEquals((await cli(runArgs(first.url, ...compress, "--cost-limit", "0.04"), cut).done).code, 3);
+  } finally {
+    await first.close();
+  }
+  const r = await resume(cut, script.slice(4), "--cost-limit", "0");
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(r.bodies, bodies.slice(4));
+  const { data } = await readTrajectory(`${cut}/t.resume1.traj.json`);
+  const facts = data.info.mechanisms as { compression: { compactions: unknown[] } };
+  assertEquals(facts.compression.compactions.length, 1, "the compaction before the resume is counted");
 });
