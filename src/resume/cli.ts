@@ -41,6 +41,8 @@ Options:
   -t, --task TEXT          the task, for templates that use {{task}} after the first message
       --task-file FILE     the same, from a file
       --replay             docker: run the recorded commands again in the new container first
+  -y, --yolo               agent.mode=yolo (an interactive run resumed where no one can answer)
+      --exit-immediately   agent.confirm_exit=false
   -o, --output FILE        the new trajectory (default: next to the old one, <stem>.resumeN.traj.json)
       --patch FILE         at the end, git diff of the working directory to FILE (as for a run)
   -v, --verbose            show the model's text, commands and outputs as they happen
@@ -63,6 +65,8 @@ const OPTIONS: Record<string, FlagSpec> = {
   task: { type: "string", short: "t" },
   "task-file": { type: "string" },
   replay: { type: "boolean" },
+  yolo: { type: "boolean", short: "y" },
+  "exit-immediately": { type: "boolean" },
   output: { type: "string", short: "o" },
   patch: { type: "string" },
   verbose: { type: "boolean", short: "v" },
@@ -98,6 +102,8 @@ export function parseResumeArgs(argv: string[]): ResumeFlags | "help" {
   const set = <K extends keyof ResumeFlags>(key: K, value: ResumeFlags[K] | undefined) => {
     if (value !== undefined) flags[key] = value;
   };
+  if (values.yolo) flags.yolo = true;
+  if (values["exit-immediately"]) flags.exitImmediately = true;
   set("model", s("model"));
   set("modelClass", s("model-class"));
   set("baseUrl", s("base-url"));

@@ -388,3 +388,32 @@ Deno.test("claudius resume after a context compaction sends only the compacted c
   const facts = data.info.mechanisms as { compression: { compactions: unknown[] } };
   assertEquals(facts.compression.compactions.length, 1, "the compaction before the resume is counted");
 });
+
+Deno.test("claudius resume of an interactive run without a terminal: refused unless -y, then goes on in yolo mode", async () => {
+  const dir = await Deno.makeTempDir({ dir: DIR });
+  const server = await startFakeServer(SCRIPT.slice(0, 3));
+  try {
+    assertEquals((await cli(runArgs(server.url, "--cost-limit", "0.02"), dir).done).code, 3);
+  } finally {
+    await server.close();
+  }
+  // As an interactive run in confirm mode would have recorded it.
+  const data = JSON.parse(await Deno.readTextFile(`${dir}/t.traj.json`));
+  data.info.config.agent_type = "claudius.agents.InteractiveAgent";
+  data.info.config.agent.mode = "confirm";
+  await Deno.writeTextFile(`${dir}/t.traj.json`, JSON.stringify(data, null, 2));
+  const refused = await resume(dir, 2, "--cost-limit", "0");
+  assertEquals(refused.code, 2);
+  assertMatch(
+    refused.stderr,
+    /agent\.mode is 'confirm' \(set in .*t\.traj\.json\) but stdin is not a terminal.*pass -y/,
+  );
+  const r = await resume(dir, 2, "--cost-limit", "0", "-y");
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(r.bodies, golden.slice(2));
+  const { data: resumed } = await readTrajectory(`${dir}/t.resume1.traj.json`);
+  assertEquals(
+    (resumed.info.config as { agent_type: string }).agent_type,
+    "claudius.agents.InteractiveAgent",
+  );
+});
