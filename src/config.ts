@@ -11,7 +11,7 @@ import { nearestKey, SCHEMA, type Section, sectionKeys } from "./config_schema.t
 import { checkTemplate, TemplateError } from "./template.ts";
 import { invalidReason, isTree, type Keys, mergeTrees, resolveKeys } from "./config_keys.ts";
 import { isSecretName, REDACTED, redactSecrets, redactText } from "./redact.ts";
-import type { AgentConfig } from "./agent.ts";
+import type { AgentConfig } from "./agent_keys.ts";
 import type { RUN_KEYS } from "./config_schema.ts";
 import type { MechanismsConfig } from "./mechanisms/_keys.ts";
 import type { ConfigOf } from "./config_keys.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { defineKeys, type Keys } from "./config_keys.ts";
-import { AGENT_KEYS } from "./agent.ts";
+import { AGENT_KEYS } from "./agent_keys.ts";
 import { INTERACTIVE_DEFAULTS } from "./agents/_interaction_keys.ts";
 import { CHAT_MODEL_KEYS } from "./model.ts";
 import { OPENAI_KEYS } from "./models/openai.ts";

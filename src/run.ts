@@ -5,30 +5,24 @@
  *
  * @module
  */
-import { AGENT_KEYS, type AgentDeps, DefaultAgent, type RunResult } from "./agent.ts";
+import { type AgentDeps, DefaultAgent, type RunResult } from "./agent.ts";
+import { AGENT_KEYS } from "./agent_keys.ts";
 import type { ResolvedConfig } from "./config.ts";
 import { resolveKeys } from "./config_keys.ts";
-import { INTERACTIVE_AGENT_KEYS, MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
+import { INTERACTIVE_AGENT_KEYS, MODEL_CLASSES } from "./config_schema.ts";
 import { ConfigError, errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "./template/_format.ts";
-import { ChatModel } from "./model.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
-import { VERSION } from "./version.ts";
-import { redactSecrets, secretValues } from "./redact.ts";
-import { LocalEnvironment } from "./environments/local.ts";
-import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
-import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
+import { makeEnvironment, makeModel, resolvePath } from "./components.ts";
+import { type InfoExtras, type TrajectoryInfo, trajectoryInfo } from "./trajectory_info.ts";
+import { secretValues } from "./redact.ts";
 import { enabledMechanisms } from "./mechanisms/_keys.ts";
-import { GATEWAYS } from "./models/_gateways.ts";
-import type { ChatClient, Environment, Json, Message, Model, Vars } from "./types.ts";
+import type { Environment, Json, Message, Model, Vars } from "./types.ts";
 import { GlobalLimits } from "./global_limits.ts";
 import type { InteractiveIO } from "./agents/interactive.ts";
 import type { StreamSink } from "./models/_stream.ts";
 import type { ApproveCommand } from "./environments/gated.ts";
-import type { ResumeLink, ResumeState } from "./resume/predecessor.ts";
-
-/** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
-export const UPSTREAM_VERSION = "2.4.6";
+import type { ResumeState } from "./resume/predecessor.ts";
 
 /** Everything impure an episode needs, injected by `main.ts` (or a test, or the batch runner). */
 export interface EpisodeDeps {
@@ -91,175 +85,6 @@ export interface EpisodeResult {
   agent: DefaultAgent;
   /** Bytes written to the trajectory file (benchmark figure). */
   bytesWritten: number;
-}
-
-/**
- * Build the model named by `model.model_class` (`priorCalls`: model calls of the run before this
- * process, where a scripted model's script goes on).
- * @throws {ConfigError} for an unknown class or missing model name / script
- */
-export async function makeModel(
-  config: Record<string, unknown>,
-  costLimit: number,
-  deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "globalLimits" | "onStream">,
-  priorCalls = 0,
-): Promise<Model> {
-  const { model_class: cls = SCHEMA.model.defaultClass, ...own } = config;
-  const spec = MODEL_CLASSES[String(cls)];
-  if (!spec) {
-    throw new ConfigError(
-      `Unknown model.model_class '${cls}' (known: ${Object.keys(MODEL_CLASSES).join(", ")})`,
-    );
-  }
-  let client: ChatClient;
-  // Like upstream, the class selector is not part of the model's own config.
-  let modelConfig: Record<string, unknown>;
-  if (spec.transport === "scripted") {
-    // Loaded on demand, like the container environments: start-up pays only for what runs.
-    const { loadScript, parseScript } = await import("./models/_script.ts");
-    const { ScriptedClient } = await import("./models/scripted.ts");
-    const c = resolveKeys(SCRIPTED_KEYS, own, "model");
-    const replies = c.replies !== undefined
-      ? parseScript(c.replies, "model.replies")
-      : c.script !== undefined
-      ? await loadScript(resolvePath(c.script, deps.cwd))
-      : undefined;
-    if (!replies) throw new ConfigError(`model.model_class '${cls}' needs model.script or model.replies`);
-    modelConfig = { ...own, ...c };
-    client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
-  } else {
-    const c = resolveKeys(OPENAI_KEYS, own, "model", { hostEnv: deps.hostEnv });
-    // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
-    if (String(cls).startsWith("openrouter") && !c.model_name.startsWith("openrouter/")) {
-      c.model_name = `openrouter/${c.model_name}`;
-    }
-    modelConfig = { ...own, ...c };
-    const gateway = spec.gateway ? GATEWAYS[spec.gateway] : undefined;
-    if (gateway) deps.log(gateway.note);
-    client = new OpenAIClient({ ...own, ...c }, {
-      env: deps.hostEnv,
-      log: deps.log,
-      costLimit,
-      ...(gateway ? { gateway } : {}),
-      ...(deps.onStream ? { onStream: deps.onStream } : {}),
-    });
-  }
-  if (deps.globalLimits) client = deps.globalLimits.count(client);
-  return new ChatModel(modelConfig, client, spec.format, spec.type);
-}
-
-/**
- * Build the environment named by `environment.environment_class` (not started yet).
- * @throws {ConfigError} for an unknown class
- */
-export async function makeEnvironment(
-  config: Record<string, unknown>,
-  deps: EpisodeDeps,
-): Promise<Environment> {
-  const { environment_class: cls = SCHEMA.environment.defaultClass, ...own } = config;
-  if (cls === "local" || cls === "bubblewrap") {
-    // Host-side working directory: relative to where claudius runs, `./workspace` by default, created.
-    const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
-    await Deno.mkdir(cwd, { recursive: true });
-    own.cwd = cwd;
-  }
-  switch (cls) {
-    case "local":
-      return new LocalEnvironment(own, deps.hostEnv);
-    case "bubblewrap": {
-      const { BubblewrapEnvironment } = await import("./environments/bubblewrap.ts");
-      return new BubblewrapEnvironment(own, deps);
-    }
-    case "docker":
-    case "podman": {
-      const { DockerEnvironment } = await import("./environments/docker.ts");
-      return new DockerEnvironment(
-        { ...(cls === "podman" && own.executable === undefined ? { executable: "podman" } : {}), ...own },
-        {
-          hostEnv: deps.hostEnv,
-          runId: deps.runId,
-          log: deps.log,
-          ...(deps.dockerHost ? { dockerHost: deps.dockerHost } : {}),
-        },
-      );
-    }
-    default:
-      throw new ConfigError(
-        `Unknown environment.environment_class '${cls}' (known: ${
-          Object.keys(SCHEMA.environment.classes).join(", ")
-        })`,
-      );
-  }
-}
-
-/** `path` against `cwd` unless absolute. */
-export function resolvePath(path: string, cwd: string): string {
-  return path.startsWith("/") ? path : `${cwd}/${path}`;
-}
-
-/** The trajectory's `info` block (upstream's keys, plus claudius's version and artifact errors). */
-export interface TrajectoryInfo {
-  model_stats: { instance_cost: number; api_calls: number };
-  config: {
-    agent: Record<string, unknown>;
-    agent_type: string;
-    model: Record<string, unknown>;
-    model_type: string;
-    environment: Record<string, unknown>;
-    environment_type: string;
-  };
-  mini_version: string;
-  claudius_version: string;
-  exit_status: string;
-  submission: string;
-  /** What could not be saved after the run (`run.save_tarball`, `run.save_patch`). */
-  artifact_errors?: Record<string, string>;
-  /** Opt-in mechanisms: what happened (`info.config.mechanisms` holds the switches that were on). */
-  mechanisms?: Record<string, unknown>;
-  /** False when the run was best-of-k (`mechanisms.reroll`). */
-  pass_at_1?: boolean;
-  /** A resumed run: the trajectory it went on from (`claudius resume`). */
-  resumed_from?: ResumeLink;
-}
-
-/** What `info` records besides the agent's state. */
-export interface InfoExtras {
-  /** `run.env_startup_command`, recorded as `config.run` (a resumed run in a new container runs it again). */
-  startupCommand?: string;
-  resumedFrom?: ResumeLink;
-}
-
-/**
- * The trajectory's `info` block for the agent's current state; credentials in the configs (by name,
- * by shape, and the `secrets` given) are redacted.
- */
-export function trajectoryInfo(
-  agent: DefaultAgent,
-  secrets: readonly string[] = [],
-  extras: InfoExtras = {},
-): TrajectoryInfo {
-  const last = agent.messages.at(-1);
-  const ending = last?.role === "exit" ? last.extra : { exit_status: "", submission: "" };
-  const { config: mechanisms, ...facts } = agent.hooks?.info?.() ?? {};
-  return {
-    model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls },
-    config: redactSecrets({
-      agent: agent.config,
-      agent_type: agent.type,
-      model: agent.model.config,
-      model_type: agent.model.type,
-      environment: agent.env.config,
-      environment_type: agent.env.type,
-      ...mechanisms as Record<string, unknown>,
-      ...(extras.startupCommand ? { run: { env_startup_command: extras.startupCommand } } : {}),
-    }, secrets),
-    mini_version: UPSTREAM_VERSION,
-    claudius_version: VERSION,
-    exit_status: ending.exit_status,
-    submission: ending.submission,
-    ...facts,
-    ...(extras.resumedFrom ? { resumed_from: extras.resumedFrom } : {}),
-  };
 }
 
 /** The loop's hooks when a `mechanisms` switch is on (loaded only then), and the model config they imply. */

@@ -3,7 +3,8 @@
  * layer, and real bash through the local environment. The clock is injected.
  */
 import { assert, assertEquals, assertRejects } from "./_assert.ts";
-import { type AgentConfig, checkSubmission, DefaultAgent } from "../src/agent.ts";
+import { checkSubmission, DefaultAgent } from "../src/agent.ts";
+import type { AgentConfig } from "../src/agent_keys.ts";
 import { ChatModel } from "../src/model.ts";
 import { ScriptedClient } from "../src/models/scripted.ts";
 import { LocalEnvironment } from "../src/environments/local.ts";

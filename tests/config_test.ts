@@ -160,7 +160,7 @@ Deno.test("checkSource() names the template key, file and line of a template syn
 
 Deno.test("model.model_kwargs.timeout is the request deadline when model.request_timeout is unset", async () => {
   const { startFakeServer } = await import("./fake_server.ts");
-  const { makeModel } = await import("../src/run.ts");
+  const { makeModel } = await import("../src/components.ts");
   const server = await startFakeServer([{ fault: "stall", seconds: 5 }]);
   try {
     const { config } = await loadConfig(

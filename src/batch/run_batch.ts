@@ -8,7 +8,8 @@
  * @module
  */
 import type { ResolvedConfig } from "../config.ts";
-import { resolvePath, runEpisode } from "../run.ts";
+import { runEpisode } from "../run.ts";
+import { resolvePath } from "../components.ts";
 import type { Environment, Message } from "../types.ts";
 import { type DockerHostSpec, forceClose, workerSlots } from "./_workers.ts";
 import { instanceTask, loadInstances } from "./instances.ts";

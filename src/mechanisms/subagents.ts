@@ -91,7 +91,7 @@ export function subagents({ config, deps }: MechanismContext): Mechanism {
       const path = `${stemOf(deps.outputPath)}.sub${n}.traj.json`;
       const before = await snapshot(agent, deps.signal);
       const { createMechanisms } = await import("./mechanisms.ts");
-      const { trajectoryInfo } = await import("../run.ts");
+      const { trajectoryInfo } = await import("../trajectory_info.ts");
       const writer = new TrajectoryWriter(path);
       const hooks = createMechanisms(config, {
         outputPath: path,

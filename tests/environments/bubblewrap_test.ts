@@ -8,7 +8,7 @@ import { runCommand } from "../../src/environments/_process.ts";
 import type { ConfigInput } from "../../src/config_keys.ts";
 import type { BUBBLEWRAP_KEYS } from "../../src/environments/_bubblewrap_config.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { makeEnvironment } from "../../src/run.ts";
+import { makeEnvironment } from "../../src/components.ts";
 
 const probe = await runCommand(["bwrap", "--ro-bind", "/", "/", "true"], { timeoutSeconds: 30 }).then(
   (r) => (r.exitCode === 0 ? "" : `\`bwrap --ro-bind / / true\` fails: ${r.output.trim()}`),

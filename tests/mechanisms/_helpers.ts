@@ -3,7 +3,8 @@
  * temporary directory (or a given environment), the mechanisms built from a `mechanisms` section,
  * and the trajectory written to disk as `runEpisode` writes it.
  */
-import { type AgentConfig, DefaultAgent } from "../../src/agent.ts";
+import { DefaultAgent } from "../../src/agent.ts";
+import type { AgentConfig } from "../../src/agent_keys.ts";
 import { resolveKeys } from "../../src/config_keys.ts";
 import { LocalEnvironment } from "../../src/environments/local.ts";
 import { MECHANISM_KEYS } from "../../src/mechanisms/_keys.ts";
@@ -11,7 +12,7 @@ import { createMechanisms } from "../../src/mechanisms/mechanisms.ts";
 import { ChatModel } from "../../src/model.ts";
 import type { ScriptReply } from "../../src/models/_script.ts";
 import { ScriptedClient } from "../../src/models/scripted.ts";
-import { trajectoryInfo } from "../../src/run.ts";
+import { trajectoryInfo } from "../../src/trajectory_info.ts";
 import { readTrajectory, TrajectoryWriter } from "../../src/trajectory.ts";
 import type { Environment, Message, WireMessage } from "../../src/types.ts";
 

@@ -1,0 +1,121 @@
+/**
+ * The plain name -> factory maps: the model named by `model.model_class` and the environment named
+ * by `environment.environment_class`, built from their config sections (container and scripted
+ * classes loaded only when used).
+ *
+ * @module
+ */
+import { resolveKeys } from "./config_keys.ts";
+import { MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
+import { ConfigError } from "./errors.ts";
+import { ChatModel } from "./model.ts";
+import { LocalEnvironment } from "./environments/local.ts";
+import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
+import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
+import { GATEWAYS } from "./models/_gateways.ts";
+import type { ChatClient, Environment, Model } from "./types.ts";
+import type { EpisodeDeps } from "./run.ts";
+
+/**
+ * Build the model named by `model.model_class` (`priorCalls`: model calls of the run before this
+ * process, where a scripted model's script goes on).
+ * @throws {ConfigError} for an unknown class or missing model name / script
+ */
+export async function makeModel(
+  config: Record<string, unknown>,
+  costLimit: number,
+  deps: Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "globalLimits" | "onStream">,
+  priorCalls = 0,
+): Promise<Model> {
+  const { model_class: cls = SCHEMA.model.defaultClass, ...own } = config;
+  const spec = MODEL_CLASSES[String(cls)];
+  if (!spec) {
+    throw new ConfigError(
+      `Unknown model.model_class '${cls}' (known: ${Object.keys(MODEL_CLASSES).join(", ")})`,
+    );
+  }
+  let client: ChatClient;
+  // Like upstream, the class selector is not part of the model's own config.
+  let modelConfig: Record<string, unknown>;
+  if (spec.transport === "scripted") {
+    // Loaded on demand, like the container environments: start-up pays only for what runs.
+    const { loadScript, parseScript } = await import("./models/_script.ts");
+    const { ScriptedClient } = await import("./models/scripted.ts");
+    const c = resolveKeys(SCRIPTED_KEYS, own, "model");
+    const replies = c.replies !== undefined
+      ? parseScript(c.replies, "model.replies")
+      : c.script !== undefined
+      ? await loadScript(resolvePath(c.script, deps.cwd))
+      : undefined;
+    if (!replies) throw new ConfigError(`model.model_class '${cls}' needs model.script or model.replies`);
+    modelConfig = { ...own, ...c };
+    client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
+  } else {
+    const c = resolveKeys(OPENAI_KEYS, own, "model", { hostEnv: deps.hostEnv });
+    // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
+    if (String(cls).startsWith("openrouter") && !c.model_name.startsWith("openrouter/")) {
+      c.model_name = `openrouter/${c.model_name}`;
+    }
+    modelConfig = { ...own, ...c };
+    const gateway = spec.gateway ? GATEWAYS[spec.gateway] : undefined;
+    if (gateway) deps.log(gateway.note);
+    client = new OpenAIClient({ ...own, ...c }, {
+      env: deps.hostEnv,
+      log: deps.log,
+      costLimit,
+      ...(gateway ? { gateway } : {}),
+      ...(deps.onStream ? { onStream: deps.onStream } : {}),
+    });
+  }
+  if (deps.globalLimits) client = deps.globalLimits.count(client);
+  return new ChatModel(modelConfig, client, spec.format, spec.type);
+}
+
+/**
+ * Build the environment named by `environment.environment_class` (not started yet).
+ * @throws {ConfigError} for an unknown class
+ */
+export async function makeEnvironment(
+  config: Record<string, unknown>,
+  deps: EpisodeDeps,
+): Promise<Environment> {
+  const { environment_class: cls = SCHEMA.environment.defaultClass, ...own } = config;
+  if (cls === "local" || cls === "bubblewrap") {
+    // Host-side working directory: relative to where claudius runs, `./workspace` by default, created.
+    const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
+    await Deno.mkdir(cwd, { recursive: true });
+    own.cwd = cwd;
+  }
+  switch (cls) {
+    case "local":
+      return new LocalEnvironment(own, deps.hostEnv);
+    case "bubblewrap": {
+      const { BubblewrapEnvironment } = await import("./environments/bubblewrap.ts");
+      return new BubblewrapEnvironment(own, deps);
+    }
+    case "docker":
+    case "podman": {
+      const { DockerEnvironment } = await import("./environments/docker.ts");
+      return new DockerEnvironment(
+        { ...(cls === "podman" && own.executable === undefined ? { executable: "podman" } : {}), ...own },
+        {
+          hostEnv: deps.hostEnv,
+          runId: deps.runId,
+          log: deps.log,
+          ...(deps.dockerHost ? { dockerHost: deps.dockerHost } : {}),
+        },
+      );
+    }
+    default:
+      throw new ConfigError(
+        `Unknown environment.environment_class '${cls}' (known: ${
+          Object.keys(SCHEMA.environment.classes).join(", ")
+        })`,
+      );
+  }
+}
+
+/** `path` against `cwd` unless absolute. */
+export function resolvePath(path: string, cwd: string): string {
+  return path.startsWith("/") ? path : `${cwd}/${path}`;
+}

@@ -1,0 +1,49 @@
+/**
+ * What the commands need from the process they run in: its environment, terminals, output streams,
+ * signals and exit. `main.ts` (the only impure file) builds it from `Deno`; commands receive it, so
+ * they never read process-global state themselves.
+ *
+ * @module
+ */
+import type { EndingSignal } from "./errors.ts";
+
+/** The process, as the commands see it. */
+export interface Host {
+  /** The environment: the process's variables, filled (never overridden) from the `.env` files. */
+  env: Record<string, string>;
+  /** The current directory. */
+  cwd: string;
+  /** Where the built-in configs are (`config/`, embedded in the compiled binary). */
+  builtinDir: string;
+  /** The standard streams (the terminal layer reads and writes them directly). */
+  stdin: typeof Deno.stdin;
+  stdout: typeof Deno.stdout;
+  /** Whether stdin / stdout / stderr are terminals. */
+  terminal: { stdin: boolean; stdout: boolean; stderr: boolean };
+  /** Write text to stdout; a vanished stream (a closed terminal) is ignored. */
+  out(text: string): void;
+  /** Write one line to stderr; a vanished stream is ignored. */
+  err(line: string): void;
+  /** The terminal's size (80x24 when it has none). */
+  consoleSize(): { columns: number; rows: number };
+  /** CPU count and total memory in bytes (docker's default limits). */
+  machine(): { cpus: number; memory: number };
+  /** Listen for a signal; returns the function that stops listening. */
+  onSignal(name: EndingSignal, listener: () => void): () => void;
+  /** End the process now. */
+  exit(code: number): never;
+}
+
+/** Exit codes of the endings (everything else: 1; usage and config errors: 2). */
+export const EXIT_CODES: Record<string, number> = {
+  Submitted: 0,
+  LimitsExceeded: 3,
+  TimeExceeded: 4,
+  RepeatedFormatError: 5,
+  EnvironmentLost: 6,
+  // 128 + the signal's number, as a shell reports a process the signal killed.
+  Hangup: 129,
+  Interrupted: 130,
+  Quit: 131,
+  Terminated: 143,
+};
