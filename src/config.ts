@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { load, YAMLException } from "js-yaml";
+import { YAMLException } from "js-yaml";
 import { ConfigError } from "./errors.ts";
 import { nearestKey, SCHEMA, type Section, sectionKeys } from "./config_schema.ts";
 import { checkTemplate, TemplateError } from "./template.ts";
@@ -15,6 +15,7 @@ import type { AgentConfig } from "./agent_keys.ts";
 import type { RUN_KEYS } from "./config_schema.ts";
 import type { MechanismsConfig } from "./mechanisms/_keys.ts";
 import type { ConfigOf } from "./config_keys.ts";
+import { loadYaml } from "./yaml.ts";
 
 export { isTree, mergeTrees };
 
@@ -168,7 +169,7 @@ export async function loadSpec(
   const text = await io.readTextFile(path);
   let data: unknown;
   try {
-    data = load(text, { filename: path });
+    data = loadYaml(text, path);
   } catch (e) {
     if (e instanceof YAMLException) {
       const { line, column } = e.mark ?? { line: -1, column: -1 };

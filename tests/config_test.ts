@@ -138,6 +138,18 @@ Deno.test("loadConfig() merges left to right and fills documented defaults", asy
   assertEquals(bare.config.agent.cost_limit, 3.0, "upstream's default cost limit when no config sets one");
 });
 
+Deno.test("loadConfig() reads files as PyYAML does: merge keys, yes/no; an empty file adds nothing", async () => {
+  const overlay = await tempFile(
+    "overlay.yaml",
+    "agent:\n  <<: {step_limit: 9, cost_limit: 2}\n  cost_limit: 4\nrun:\n  save_patch: yes\n",
+  );
+  const { config } = await loadConfig(["default", overlay], io, () => {});
+  assertEquals([config.agent.step_limit, config.agent.cost_limit, config.run.save_patch], [9, 4, true]);
+  const empty = await tempFile("empty.yaml", "# everything commented out\n# agent:\n#   step_limit: 1\n");
+  const same = await loadConfig(["default", empty], io, () => {});
+  assertEquals(same.config.agent.step_limit, 1000);
+});
+
 Deno.test("findKeyLine() finds nested keys by indentation", () => {
   const text = "agent:\n  step_limit: 1\nmodel:\n  model_kwargs:\n    step_limit: 2\n  step_limit: 3\n";
   assertEquals(findKeyLine(text, ["model", "step_limit"]), 6);

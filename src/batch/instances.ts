@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { load } from "js-yaml";
+import { loadYaml } from "../yaml.ts";
 import { ConfigError } from "../errors.ts";
 import type { Instance } from "./select.ts";
 
@@ -173,7 +173,7 @@ async function fromTaskFolders(dir: string): Promise<Instance[]> {
     const path = `${dir}/${id}/task.yaml`;
     let data: unknown;
     try {
-      data = load(await Deno.readTextFile(path), { filename: path }) ?? {};
+      data = loadYaml(await Deno.readTextFile(path), path) ?? {};
     } catch (e) {
       throw new ConfigError(`Cannot load instances ${path}: ${(e as Error).message.split("\n")[0]}`);
     }
