@@ -166,7 +166,9 @@ export async function loadSpec(
         `claudius's words), not mini-swe-agent's ${upstream}; pass that file's path to run upstream's`,
     );
   }
-  const text = await io.readTextFile(path);
+  const text = await io.readTextFile(path).catch((e) => {
+    throw new ConfigError(`Cannot read config ${path}: ${(e as Error).message}`, { cause: e });
+  });
   let data: unknown;
   try {
     data = loadYaml(text, path);

@@ -228,6 +228,22 @@ Deno.test("claudius names --task-file when it cannot be read and refuses an empt
   }
 });
 
+Deno.test("claudius refuses a config or task file that is not UTF-8, naming the file, line and byte", async () => {
+  const dir = await Deno.makeTempDir();
+  const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+  await Deno.writeFile(`${dir}/latin1.yaml`, latin1("agent:\n  step_limit: 5\n  system_template: caf\xe9\n"));
+  await Deno.writeFile(`${dir}/task.md`, latin1("fix the caf\xe9 menu\n"));
+  const config = await runCli(["-c", "default", "-c", `${dir}/latin1.yaml`, "-t", "x", "-m", "m"]);
+  assertEquals(config.code, 2);
+  assertMatch(config.stderr, /error: Cannot read config .*latin1\.yaml: not UTF-8 text: byte 0xe9 on line 3/);
+  const task = await runCli(["--task-file", `${dir}/task.md`, "-m", "m"]);
+  assertEquals(task.code, 2);
+  assertMatch(
+    task.stderr,
+    /^error: Cannot read --task-file '.*task\.md': not UTF-8 text: byte 0xe9 on line 1/,
+  );
+});
+
 Deno.test("only main.ts reads the process environment (Deno.env); the rest is handed what it needs", async () => {
   const offenders: string[] = [];
   const walk = async (dir: string) => {

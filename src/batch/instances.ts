@@ -8,6 +8,7 @@
  * @module
  */
 import { loadYaml } from "../yaml.ts";
+import { readUtf8File } from "../text_file.ts";
 import { ConfigError } from "../errors.ts";
 import type { Instance } from "./select.ts";
 
@@ -47,7 +48,9 @@ export async function loadInstances(path: string, options: LoadOptions = {}): Pr
     const rows = await readParquetRecords(path);
     out = rows.map((row, k) => checkRecord(row, `${path}: row ${k + 1}`, taskRequired));
   } else {
-    const text = await Deno.readTextFile(path);
+    const text = await readUtf8File(path).catch((e) => {
+      throw new ConfigError(`Cannot load instances ${path}: ${(e as Error).message}`);
+    });
     out = !taskRequired && !/^\s*[[{]/.test(text)
       ? idList(text, path)
       : parseInstances(text, path, taskRequired);
@@ -173,7 +176,7 @@ async function fromTaskFolders(dir: string): Promise<Instance[]> {
     const path = `${dir}/${id}/task.yaml`;
     let data: unknown;
     try {
-      data = loadYaml(await Deno.readTextFile(path), path) ?? {};
+      data = loadYaml(await readUtf8File(path), path) ?? {};
     } catch (e) {
       throw new ConfigError(`Cannot load instances ${path}: ${(e as Error).message.split("\n")[0]}`);
     }
@@ -196,7 +199,7 @@ async function fromDirectory(dir: string): Promise<Instance[]> {
     const id = name.includes(".") ? name.slice(0, name.lastIndexOf(".")) : name;
     let task: string;
     try {
-      task = await Deno.readTextFile(`${dir}/${name}`);
+      task = await readUtf8File(`${dir}/${name}`);
     } catch (e) {
       throw new ConfigError(`Cannot read instance ${dir}/${name}: ${(e as Error).message}`);
     }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readUtf8File } from "../text_file.ts";
 import { flagsToConfig, type RunFlags } from "../cli.ts";
 import {
   type ConfigSource,
@@ -35,7 +36,7 @@ export async function resolveFlagsConfig(
   const configDir = hostEnv.MSWEA_CONFIG_DIR;
   let { config, sources } = await loadConfig(
     specs,
-    { builtinDir: host.builtinDir, ...(configDir ? { configDir } : {}), readTextFile: Deno.readTextFile },
+    { builtinDir: host.builtinDir, ...(configDir ? { configDir } : {}), readTextFile: readUtf8File },
     host.err,
     { hostEnv, overrides: flagsToConfig(flags), implicit },
   );

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readUtf8File } from "../text_file.ts";
 import { flagsToConfig, UsageError } from "../cli.ts";
 import type { Host } from "../host.ts";
 import { resolvePath } from "../components.ts";
@@ -35,7 +36,7 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
     ? await resumeConfig({ source, unknownClasses }, flags.config, flagsToConfig(flags), {
       builtinDir: host.builtinDir,
       ...(hostEnv.MSWEA_CONFIG_DIR ? { configDir: hostEnv.MSWEA_CONFIG_DIR } : {}),
-      readTextFile: Deno.readTextFile,
+      readTextFile: readUtf8File,
       hostEnv,
       warn: err,
     })
@@ -50,7 +51,7 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
   }
   let task = flags.task;
   if (flags.taskFile !== undefined) {
-    task = await Deno.readTextFile(flags.taskFile).catch((e) => {
+    task = await readUtf8File(flags.taskFile).catch((e) => {
       throw new UsageError(`Cannot read --task-file '${flags.taskFile}': ${(e as Error).message}`);
     });
   }

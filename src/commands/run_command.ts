@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { readUtf8File } from "../text_file.ts";
 import { type RunFlags, UsageError } from "../cli.ts";
 import type { ResolvedConfig } from "../config.ts";
 import { type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "../errors.ts";
@@ -34,7 +35,7 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
 
   let task = flags.task;
   if (flags.taskFile !== undefined) {
-    task = await Deno.readTextFile(flags.taskFile).catch((e) => {
+    task = await readUtf8File(flags.taskFile).catch((e) => {
       throw new UsageError(`Cannot read --task-file '${flags.taskFile}': ${(e as Error).message}`);
     });
   }

@@ -55,6 +55,16 @@ Deno.test("loadInstances() names the file and line or record of a bad entry", as
   const slash = await file('{"instance_id": "../etc", "task": "x"}\n');
   await assertRejects(() => loadInstances(slash), ConfigError, "cannot be a directory name");
   await assertRejects(() => loadInstances(`${DATA}missing.jsonl`), ConfigError, "Cannot read instances");
+  const latin1 = await file("");
+  await Deno.writeFile(
+    latin1,
+    Uint8Array.from('{"instance_id": "a", "task": "caf\xe9"}\n', (c) => c.charCodeAt(0)),
+  );
+  await assertRejects(
+    () => loadInstances(latin1),
+    ConfigError,
+    `${latin1}: not UTF-8 text: byte 0xe9 on line 1`,
+  );
 });
 
 Deno.test("swebenchImageName() follows SWE-bench's naming unless the record names an image", () => {
