@@ -8,6 +8,7 @@
 import { parseDotEnv } from "./src/dotenv.ts";
 import { HELP, parseCommand, UsageError, VERSION } from "./src/cli.ts";
 import { ConfigError } from "./src/errors.ts";
+import { redactText, secretValues } from "./src/redact.ts";
 import type { Host } from "./src/host.ts";
 import { runCommand } from "./src/commands/run_command.ts";
 
@@ -158,12 +159,14 @@ if (import.meta.main) {
     code = await main(Deno.args);
   } catch (e) {
     const error = e instanceof Error ? e : new Error(String(e));
-    err(`error: ${clip(error.message)}`);
+    // Errors may quote a credential (a URL with a password, an echoed key): never on stderr.
+    const shown = (text: string) => redactText(text, secretValues(Deno.env.toObject()));
+    err(`error: ${clip(shown(error.message))}`);
     if (e instanceof UsageError) err("hint: run 'claudius --help' for usage");
     if (verbose) {
-      err(error.stack ?? "");
+      err(shown(error.stack ?? ""));
       for (let c = error.cause; c; c = c instanceof Error ? c.cause : undefined) {
-        err(`caused by: ${c instanceof Error ? c.stack : String(c)}`);
+        err(`caused by: ${shown(c instanceof Error ? c.stack ?? c.message : String(c))}`);
       }
     }
     code = e instanceof UsageError || e instanceof ConfigError ? 2 : 1;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Message } from "./types.ts";
+import { redactText } from "./redact.ts";
 
 /** Ends or redirects the loop; the agent appends `messages` and carries on or stops at an `exit`. */
 export class InterruptAgentFlow extends Error {
@@ -30,17 +31,19 @@ export function exitMessage(status: string, submission = "", content?: string): 
 
 /**
  * The exit message of an unexpected error: its class name as the status, its message and stack
- * (upstream's `exception_str` and `traceback`).
+ * (upstream's `exception_str` and `traceback`), credential-shaped text redacted.
  */
 export function errorExitMessage(err: Error): Message {
+  // An error may quote a credential (a URL with a password, a provider echoing a key): not on disk.
+  const message = redactText(err.message);
   return {
     role: "exit",
-    content: err.message,
+    content: message,
     extra: {
       exit_status: err.name,
       submission: "",
-      exception_str: err.message,
-      traceback: err.stack ?? String(err),
+      exception_str: message,
+      traceback: redactText(err.stack ?? String(err)),
     },
   };
 }

@@ -23,7 +23,7 @@ export const REDACTED = "[REDACTED]";
 const SECRET_NAME =
   /(^|[_-])(authorization|auth|api[_-]?key|access[_-]?key|secret|secret[_-]?key|token|password|passwd|pass|credentials?|cookie|private[_-]?key|session)([_-]|$)/i;
 
-/** Credential-shaped text inside any string: bearer/basic values and well-known key prefixes. */
+/** Credential-shaped text inside any string: bearer/basic values, well-known key prefixes, URL credentials. */
 const SECRET_TEXT = new RegExp(
   [
     String.raw`\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}`,
@@ -31,6 +31,10 @@ const SECRET_TEXT = new RegExp(
     String.raw`\b(?:ghp|gho|ghu|ghs|github_pat|glpat|xox[abpr]|hf)_[A-Za-z0-9_]{16,}`,
     String.raw`\bAKIA[A-Z0-9]{16}\b`,
     String.raw`\bAIza[A-Za-z0-9_-]{30,}`,
+    // The password of a URL (`https://user:PASSWORD@host`) and key-like query parameters (`?key=...`).
+    String.raw`(?<=\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+(?=@)`,
+    String
+      .raw`(?<=[?&](?:key|api[_-]?key|apikey|access[_-]?token|token|auth|password|secret|sig|signature)=)[^&#\s]+`,
   ].join("|"),
   "g",
 );

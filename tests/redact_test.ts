@@ -42,6 +42,48 @@ Deno.test("redactSecrets() redacts strings under secret names, credential shapes
     "sk-123456789",
   ]);
   assertEquals(redactText("plain text, no secrets"), "plain text, no secrets");
+  assertEquals(
+    redactText("to https://me:s3cr3t-pass@proxy.example/v1 and http://host/v1?key=abc123&model=m#x"),
+    `to https://me:${REDACTED}@proxy.example/v1 and http://host/v1?key=${REDACTED}&model=m#x`,
+  );
+  assertEquals(
+    redactText("https://user@host/ and mailto:a@b and a:b@c"),
+    "https://user@host/ and mailto:a@b and a:b@c",
+  );
+});
+
+Deno.test("claudius writes no URL credential to stderr or the trajectory when the endpoint fails", async () => {
+  const dir = await Deno.makeTempDir();
+  for (
+    const url of ["http://me:hunter2-pass@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?key=url-key-0123456789"]
+  ) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../main.ts", import.meta.url).pathname,
+        ...[
+          "-t",
+          "t",
+          "-m",
+          "m",
+          "--base-url",
+          url,
+          "-c",
+          "model.retry_attempts=1",
+          "-o",
+          `${dir}/t.traj.json`,
+          "-v",
+        ],
+      ],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const text = new TextDecoder().decode(out.stderr) + await Deno.readTextFile(`${dir}/t.traj.json`);
+    assertEquals(out.code, 1, text);
+    assert(text.includes("Cannot query model"), text);
+    for (const secret of ["hunter2-pass", "url-key-0123456789"]) assert(!text.includes(secret), text);
+  }
 });
 
 Deno.test("claudius writes no credential to the trajectory, stdout or stderr", async () => {

@@ -11,7 +11,7 @@
  * @module
  */
 import { dump } from "js-yaml";
-import { exitMessage, SIGNAL_STATUSES } from "../errors.ts";
+import { errorExitMessage, SIGNAL_STATUSES } from "../errors.ts";
 import { readTrajectory, TrajectoryWriter } from "../trajectory.ts";
 import type { ExitExtra, Message } from "../types.ts";
 import { GLOBAL_LIMIT_MESSAGE } from "../global_limits.ts";
@@ -258,8 +258,7 @@ export function prediction(id: string, model: string, patch: string, bestOfK?: n
 /** A trajectory holding only the exit message of an instance whose setup failed before runEpisode. */
 export async function writeSetupFailure(path: string, id: string, err: Error): Promise<void> {
   const writer = new TrajectoryWriter(path, { top: { instance_id: id } });
-  const exit = exitMessage(err.name, "", err.message);
-  exit.extra = { ...exit.extra, exception_str: err.message, traceback: err.stack ?? "" };
+  const exit = errorExitMessage(err);
   try {
     await writer.save([exit], { exit_status: err.name, submission: "" });
   } finally {

@@ -8,6 +8,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config.ts";
+import { redactText } from "../redact.ts";
 import { runEpisode } from "../run.ts";
 import { resolvePath } from "../components.ts";
 import type { Environment, Message } from "../types.ts";
@@ -349,7 +350,7 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
           await claimAndRun(inst, output, host);
         } catch (e) {
           const arm = nested ? ` (arm ${output.name})` : "";
-          deps.log(`error: instance ${inst.instance_id}${arm}: ${(e as Error).message}`);
+          deps.log(`error: instance ${inst.instance_id}${arm}: ${redactText((e as Error).message)}`);
         }
       }
     };
