@@ -16,7 +16,7 @@ import {
 import { mergeTrees } from "./config_keys.ts";
 import type { AgentConfig } from "./agent_keys.ts";
 import { pyFloat, renderTemplate } from "./template.ts";
-import { redactSecrets } from "./redact.ts";
+import { redactSecrets, redactValues } from "./redact.ts";
 import type {
   Action,
   AssistantMessage,
@@ -45,6 +45,8 @@ export interface AgentDeps {
   beforeCall?: () => void;
   /** When the run began, in milliseconds (default: now); a resumed run began in an earlier process. */
   startedAt?: number;
+  /** Credential values (the API key) replaced by `[REDACTED]` in command outputs: neither sent nor saved. */
+  secrets?: readonly string[];
 }
 
 /** The status and submission a run ended with (the exit message's `extra`). */
@@ -249,6 +251,7 @@ export class DefaultAgent {
       await this.env.execute(action, this.signal());
     this.signal()?.throwIfAborted();
     if (this.hooks?.observe) output = await this.hooks.observe(action, output, this);
-    return output;
+    const secrets = this.#deps.secrets;
+    return secrets?.length ? { ...output, output: redactValues(output.output, secrets) } : output;
   }
 }

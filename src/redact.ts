@@ -48,18 +48,31 @@ export function isSecretName(name: string): boolean {
 }
 
 /**
- * The credential values of a process environment (variables with secret names, 8+ characters), to
- * be removed wherever they appear verbatim.
+ * The credential values of a process environment (variables with secret names, `minLength`+
+ * characters), to be removed wherever they appear verbatim.
  */
-export function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(env).flatMap(([k, v]) => (v && v.length >= 8 && isSecretName(k) ? [v] : []));
+export function secretValues(
+  env: Readonly<Record<string, string | undefined>>,
+  minLength = 8,
+): string[] {
+  return Object.entries(env).flatMap(([k, v]) => (v && v.length >= minLength && isSecretName(k) ? [v] : []));
+}
+
+/**
+ * Shortest credential value hunted in command outputs: API keys and tokens are longer, while a short
+ * value (`DB_PASSWORD=password`) would also blank out ordinary words the model needs to read.
+ */
+export const OUTPUT_SECRET_MIN_LENGTH = 16;
+
+/** `text` with each of the `known` values replaced (credential shapes left alone: command output is data). */
+export function redactValues(text: string, known: readonly string[]): string {
+  for (const value of known) if (text.includes(value)) text = text.replaceAll(value, REDACTED);
+  return text;
 }
 
 /** `text` with credential-shaped substrings and the known secret values replaced. */
 export function redactText(text: string, known: readonly string[] = []): string {
-  let out = text.replace(SECRET_TEXT, REDACTED);
-  for (const value of known) if (out.includes(value)) out = out.replaceAll(value, REDACTED);
-  return out;
+  return redactValues(text.replace(SECRET_TEXT, REDACTED), known);
 }
 
 /**

@@ -15,7 +15,7 @@ import { pyRepr } from "./template/_format.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
 import { makeEnvironment, makeModel, resolvePath } from "./components.ts";
 import { type InfoExtras, type TrajectoryInfo, trajectoryInfo } from "./trajectory_info.ts";
-import { secretValues } from "./redact.ts";
+import { OUTPUT_SECRET_MIN_LENGTH, secretValues } from "./redact.ts";
 import { enabledMechanisms } from "./mechanisms/_keys.ts";
 import type { Environment, Json, Message, Model, Vars } from "./types.ts";
 import { GlobalLimits } from "./global_limits.ts";
@@ -189,6 +189,7 @@ export async function runEpisode(
     save: (a: DefaultAgent) => save(a.messages, info(a)),
     ...(hooks ? { hooks: hooks.hooks } : {}),
     beforeCall: () => globalLimits.check(),
+    secrets: secretValues(deps.hostEnv, OUTPUT_SECRET_MIN_LENGTH),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
     ...(deps.now ? { now: deps.now } : {}),

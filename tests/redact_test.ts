@@ -169,3 +169,40 @@ Deno.test("claudius writes no credential to the trajectory, stdout or stderr", a
     await server.close();
   }
 });
+
+Deno.test("claudius keeps the API key out of command outputs: the model and the trajectory see [REDACTED]", async () => {
+  const KEY = "sk-envkey-in-commands-0123456789";
+  const server = await startFakeServer([
+    {
+      commands: [
+        'echo "$MY_PROVIDER_API_KEY" | wc -c; env | grep MY_PROVIDER_API_KEY; echo "pw=$DB_PASSWORD"',
+      ],
+    },
+    { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
+  ]);
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../main.ts", import.meta.url).pathname,
+        ...["-t", "t", "-m", "m", "--base-url", server.url, "-c", "model.api_key_env=MY_PROVIDER_API_KEY"],
+        ...["--cwd", `${dir}/ws`, "-o", `${dir}/t.traj.json`],
+      ],
+      env: { MY_PROVIDER_API_KEY: KEY, DB_PASSWORD: "password", NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    const trajectory = await Deno.readTextFile(`${dir}/t.traj.json`);
+    const seen = JSON.stringify(server.requests[1]?.body);
+    for (const text of [trajectory, seen]) {
+      assert(!text.includes(KEY), text);
+      assert(text.includes(`MY_PROVIDER_API_KEY=${REDACTED}`), text);
+      assert(text.includes(`${KEY.length + 1}\\n`), "commands still get the variable");
+      assert(text.includes("pw=password"), "short values are not hunted in outputs");
+    }
+  } finally {
+    await server.close();
+  }
+});

@@ -15,6 +15,7 @@
  */
 import { DefaultAgent } from "../agent.ts";
 import { TrajectoryWriter } from "../trajectory.ts";
+import { OUTPUT_SECRET_MIN_LENGTH } from "../redact.ts";
 import { renderTemplate } from "../template.ts";
 import type { ExecOutput } from "../types.ts";
 import type { Mechanism, MechanismContext } from "./mechanisms.ts";
@@ -109,6 +110,9 @@ export function subagents({ config, deps }: MechanismContext): Mechanism {
         agent.env,
         {
           save: (a) => writer.save(a.messages, trajectoryInfo(a, deps.secrets)),
+          ...(deps.secrets
+            ? { secrets: deps.secrets.filter((v) => v.length >= OUTPUT_SECRET_MIN_LENGTH) }
+            : {}),
           ...(deps.signal ? { signal: deps.signal } : {}),
           ...(deps.now ? { now: deps.now } : {}),
           ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
