@@ -1,14 +1,17 @@
 /**
- * The `-v` display: the model's text, each command and its output, as they happen.
+ * The `-v` display: the model's text, each command and its output, as they happen (control
+ * sequences in them shown escaped, never sent to the terminal raw).
  *
  * @module
  */
 import type { Action, Message } from "./types.ts";
+import { escapeControls } from "./safe_text.ts";
 
 const LIMIT = 2000;
+/** Untrusted text cut to {@link LIMIT} characters, its control sequences shown, never run. */
 const clip = (
   s: string,
-) => (s.length > LIMIT ? `${s.slice(0, LIMIT)}\n… (${s.length - LIMIT} more characters)` : s);
+) => escapeControls(s.length > LIMIT ? `${s.slice(0, LIMIT)}\n… (${s.length - LIMIT} more characters)` : s);
 
 /** Render one message for a human reading the run live (no colours when `color` is false). */
 export function formatForDisplay(message: Message, color: boolean): string {
@@ -24,7 +27,7 @@ export function formatForDisplay(message: Message, color: boolean): string {
       const actions = (extra.actions ?? []) as Action[];
       const text = message.content ? clip(message.content.trim()) + "\n" : "";
       return paint("36", "── assistant ──") + "\n" + text +
-        actions.map((a) => paint("1", `$ ${a.command}`)).join("\n");
+        actions.map((a) => paint("1", `$ ${escapeControls(a.command)}`)).join("\n");
     }
     case "tool":
       return observation(message, paint);

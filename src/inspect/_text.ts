@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { escapeChar, UNSAFE } from "../safe_text.ts";
 
 /** How a span is drawn; the renderer maps styles to SGR codes (or none). */
 export type Style =
@@ -31,19 +32,7 @@ export interface Span {
 /** One line of spans (no newline inside). */
 export type Line = Span[];
 
-// C0 but tab and newline, DEL, C1; bidi embeddings/overrides/isolates and marks; zero-width space
-// and joiners' lookalikes (not ZWJ, which joins emoji); line/paragraph separators; BOM.
-// deno-lint-ignore no-control-regex
-const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const UNSAFE_G = new RegExp(UNSAFE.source, "g");
-
-/** The visible escape of one unsafe character: `\x1b`, `\r`, `\u{202e}`. */
-export function escapeChar(c: string): string {
-  const code = c.codePointAt(0)!;
-  if (c === "\r") return "\\r";
-  if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
-  return `\\u{${code.toString(16)}}`;
-}
 
 /**
  * Split untrusted text into lines of spans, unsafe characters shown escaped in the `escape` style,

@@ -1,0 +1,38 @@
+/**
+ * Untrusted text (model replies, command outputs, file names) made safe for a terminal: control
+ * characters (C0 but tab and newline, DEL, C1) and invisible formatting characters (bidi overrides,
+ * zero-width spaces, line separators, BOM) become visible escapes (`\x1b`, `\u{202e}`), so a
+ * command's output can neither move the cursor, retitle the window, write the clipboard (OSC 52)
+ * nor reorder what the user reads.
+ *
+ * @module
+ */
+
+/** One unsafe character: C0 but tab and newline, DEL, C1, bidi and zero-width formatting, BOM. */
+// deno-lint-ignore no-control-regex
+export const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200c\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const UNSAFE_G = new RegExp(UNSAFE.source, "g");
+
+/** The visible escape of one unsafe character: `\x1b`, `\r`, `\u{202e}`. */
+export function escapeChar(c: string): string {
+  const code = c.codePointAt(0)!;
+  if (c === "\r") return "\\r";
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return `\\u{${code.toString(16)}}`;
+}
+
+/**
+ * `text` with its lines and tabs kept and every other unsafe character escaped (CRLF counts as a
+ * newline).
+ *
+ * @example
+ * ```ts
+ * import { escapeControls } from "./safe_text.ts";
+ * escapeControls("ok\r\n\x1b]52;c;ZXZpbA==\x07\n"); // "ok\n\\x1b]52;c;ZXZpbA==\\x07\n"
+ * ```
+ * @param text untrusted text
+ * @returns text that prints as it reads
+ */
+export function escapeControls(text: string): string {
+  return UNSAFE.test(text) ? text.replace(/\r\n/g, "\n").replace(UNSAFE_G, escapeChar) : text;
+}
