@@ -130,11 +130,13 @@ async function runStartupCommand(env: Environment, command: unknown, signal?: Ab
 async function atifWriter(
   path: unknown,
   episode: Episode,
-  log: (line: string) => void,
+  deps: Pick<EpisodeDeps, "log" | "cwd">,
 ): Promise<((messages: Message[], info: TrajectoryInfo) => Promise<void>) | undefined> {
   if (typeof path !== "string" || !path) return undefined;
-  const { AtifWriter } = await import("./trajectories/atif_writer.ts");
+  const { AtifWriter, checkAtifPath } = await import("./trajectories/atif_writer.ts");
   const dir = episode.outputPath.includes("/") ? episode.outputPath.replace(/\/[^/]*$/, "") : ".";
+  await checkAtifPath(resolvePath(path, dir), episode.outputPath, deps.cwd);
+  const log = deps.log;
   const writer = new AtifWriter(resolvePath(path, dir), episode.outputPath, episode.top ?? {});
   let warned = false;
   return (messages, info) =>
@@ -174,7 +176,7 @@ export async function runEpisode(
     ...(episode.top ? { top: episode.top } : {}),
     ...(episode.omitExtra ? { omitExtra: episode.omitExtra } : {}),
   });
-  const atif = await atifWriter(config.run.atif_path, episode, deps.log);
+  let atif: Awaited<ReturnType<typeof atifWriter>>;
   const save = async (messages: Message[], info: TrajectoryInfo) => {
     await writer.save(messages, info);
     await atif?.(messages, info);
@@ -205,7 +207,8 @@ export async function runEpisode(
     );
   const resuming = resume && await import("./resume/continue_run.ts");
   try {
-    // The output is checked and created before anything is run or paid for.
+    // The outputs are checked (and the trajectory created) before anything is run or paid for.
+    atif = await atifWriter(config.run.atif_path, episode, deps);
     await writer.open(info(agent), { exclusive: episode.newFile === true });
     if (resuming) {
       resuming.restoreAgent(agent, resume);

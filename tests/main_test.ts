@@ -523,6 +523,34 @@ Deno.test("claudius refuses an unusable output path before the first model call 
   }
 });
 
+Deno.test("claudius refuses a run.atif_path that is the trajectory itself or a directory, before any call", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/a-dir`);
+  const server = await startFakeServer([{ commands: ["touch ran"] }]);
+  try {
+    for (
+      const [output, atif] of [
+        ["t.traj.json", "t.traj.json"],
+        ["out/t.traj.json", "t.traj.json"], // relative to the trajectory's directory
+        ["t.traj.json", `${dir}/t.traj.json`],
+        ["t.traj.json", "a-dir"],
+      ]
+    ) {
+      const r = await claudiusIn(dir, [
+        ...["--task", "t", "-m", "m", "--base-url", server.url, "-o", output!, "-c", `run.atif_path=${atif}`],
+      ]);
+      assertEquals(r.code, 2, `${output} ${atif}: ${r.stderr}`);
+      assertMatch(
+        r.stderr,
+        /^error: Cannot write run\.atif_path '[^']+': it is (the trajectory|a directory)/,
+      );
+    }
+    assertEquals(server.requests.length, 0);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("claudius runs started together with the default output path each get their own file", async () => {
   const n = 4;
   const submit: ScriptReply = { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };

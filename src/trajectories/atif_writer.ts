@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { resolve } from "node:path";
+import { ConfigError } from "../errors.ts";
 import { TRAJECTORY_FORMAT } from "../trajectory.ts";
 import type { Json } from "../types.ts";
 import { parseTrajectory } from "./parse_trajectory.ts";
@@ -58,4 +60,26 @@ export class AtifWriter {
       throw e;
     }
   }
+}
+
+/**
+ * Check `run.atif_path` before anything runs: it must not be the trajectory itself (the ATIF copy,
+ * rewritten after every step, would replace it) nor a directory.
+ *
+ * @param path the ATIF path as resolved against the trajectory's directory
+ * @param trajectory the trajectory's path
+ * @param cwd the directory relative paths start from
+ * @throws {ConfigError} naming `run.atif_path` and what is wrong
+ */
+export async function checkAtifPath(path: string, trajectory: string, cwd: string): Promise<void> {
+  const cannot = (why: string) => new ConfigError(`Cannot write run.atif_path '${path}': ${why}`);
+  const [target, own] = [resolve(cwd, path), resolve(cwd, trajectory)];
+  const stat = await Deno.stat(target).catch(() => undefined);
+  const ownStat = stat && await Deno.stat(own).catch(() => undefined);
+  if (target === own || (stat && ownStat && stat.dev === ownStat.dev && stat.ino === ownStat.ino)) {
+    throw cannot(
+      `it is the trajectory itself (${trajectory}), which the copy would replace; give another file`,
+    );
+  }
+  if (stat?.isDirectory) throw cannot("it is a directory; give a file path");
 }
