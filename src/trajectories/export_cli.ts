@@ -8,6 +8,13 @@ import { loadTrajectory } from "./load_trajectory.ts";
 import { toAtif } from "./to_atif.ts";
 import { validateAtif } from "./validate_atif.ts";
 import type { ToolIO } from "./cli.ts";
+import { readFailure } from "./map_trajectories.ts";
+
+/** True when both paths name one existing file (links and `./` included). */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([a, b].map((p) => Deno.stat(p).catch(() => undefined)));
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
+}
 
 /** Hand-written help of `claudius export`. */
 export const EXPORT_HELP = `Usage: claudius export --atif TRAJ [-o OUT]
@@ -42,14 +49,20 @@ export async function exportMain(argv: string[], io: ToolIO): Promise<number> {
   if (positionals.length !== 1) {
     throw new UsageError(`export needs one trajectory file, got ${positionals.length}`);
   }
-  const t = await loadTrajectory(positionals[0]!);
+  const path = positionals[0]!;
+  const out = values.output as string | undefined;
+  if (out !== undefined && await sameFile(out, path)) {
+    throw new UsageError(`export -o names the trajectory being exported (${path}); give another file`);
+  }
+  const t = await loadTrajectory(path).catch((e) => {
+    throw e instanceof SyntaxError ? e : new Error(readFailure(path, e).message, { cause: e });
+  });
   if (t.repaired) io.error(`warning: ${t.path} was torn; exported its whole messages`);
   const atif = toAtif(t);
   const problems = validateAtif(atif);
   for (const p of problems) io.error(`error: ATIF rule broken: ${p}`);
   if (problems.length) return 1;
   const text = JSON.stringify(atif, null, 2) + "\n";
-  const out = values.output as string | undefined;
   if (out === undefined) io.write(text);
   else await Deno.writeTextFile(out, text);
   return 0;

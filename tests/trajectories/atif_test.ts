@@ -187,6 +187,30 @@ Deno.test("claudius export --atif writes a valid document; bad usage is named", 
   const noFormat = await cmd(`${a}/i3/i3.traj.json`);
   assertEquals(noFormat.code, 2);
   assertMatch(new TextDecoder().decode(noFormat.stderr), /export needs a format: --atif/);
+  // Writing over the trajectory being exported would lose it.
+  const copy = `${await Deno.makeTempDir()}/i3.traj.json`;
+  await Deno.copyFile(`${a}/i3/i3.traj.json`, copy);
+  const before = await Deno.readTextFile(copy);
+  for (const o of [copy, copy.replace(/\/i3\.traj\.json$/, "/./i3.traj.json")]) {
+    const over = await cmd("--atif", copy, "-o", o);
+    assertEquals(over.code, 2);
+    assertMatch(
+      new TextDecoder().decode(over.stderr),
+      /^error: export -o names the trajectory being exported/,
+    );
+  }
+  assertEquals(await Deno.readTextFile(copy), before);
+  // An unreadable path is named.
+  const loopDir = await Deno.makeTempDir();
+  const loop = "loop.traj.json";
+  await Deno.symlink(loop, `${loopDir}/${loop}`);
+  const unreadable = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "export", "--atif", loop],
+    cwd: loopDir,
+    stdin: "null",
+  }).output();
+  assertEquals(unreadable.code, 1);
+  assertMatch(new TextDecoder().decode(unreadable.stderr), new RegExp(`^error: .*${loop}`));
 });
 
 Deno.test("run.atif_path: the ATIF copy is whole and current after every step, next to the trajectory", async () => {
