@@ -32,7 +32,8 @@ Options:
 
 /**
  * Run `claudius export` with its arguments.
- * @returns 0, or 1 when the document broke an ATIF rule (a bug: the problems are printed)
+ * @returns 0; 1 when the trajectory holds no messages yet, or when the document broke an ATIF rule (a
+ *   bug: the problems are printed)
  * @throws {UsageError} for bad flags or a missing TRAJ
  */
 export async function exportMain(argv: string[], io: ToolIO): Promise<number> {
@@ -59,6 +60,13 @@ export async function exportMain(argv: string[], io: ToolIO): Promise<number> {
   });
   if (t.repaired) io.error(`warning: ${t.path} was torn; exported its whole messages`);
   const atif = toAtif(t);
+  if (atif.steps.length === 0) {
+    io.error(
+      `error: Cannot export ${path}: it holds no messages yet (a run in its first step, or one that ended ` +
+        "before its first model call)",
+    );
+    return 1;
+  }
   const problems = validateAtif(atif);
   for (const p of problems) io.error(`error: ATIF rule broken: ${p}`);
   if (problems.length) return 1;

@@ -211,6 +211,15 @@ Deno.test("claudius export --atif writes a valid document; bad usage is named", 
   }).output();
   assertEquals(unreadable.code, 1);
   assertMatch(new TextDecoder().decode(unreadable.stderr), new RegExp(`^error: .*${loop}`));
+  // The empty trajectory written before the first call (a run still in its first step) is not a bug.
+  const fresh = `${loopDir}/fresh.traj.json`;
+  await Deno.writeTextFile(fresh, '{"trajectory_format": "mini-swe-agent-1.1", "messages": [], "info": {}}');
+  const empty = await cmd("--atif", fresh);
+  assertEquals(empty.code, 1);
+  assertMatch(
+    new TextDecoder().decode(empty.stderr),
+    /^error: Cannot export .*fresh\.traj\.json: it holds no messages yet \(a run in its first step/,
+  );
 });
 
 Deno.test("run.atif_path: the ATIF copy is whole and current after every step, next to the trajectory", async () => {
