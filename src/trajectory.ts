@@ -101,10 +101,22 @@ export class TrajectoryWriter {
     try {
       this.#file = await Deno.open(this.path, {
         write: true,
-        ...(opts.exclusive ? { createNew: true } : { create: true, truncate: true }),
+        ...(opts.exclusive ? { createNew: true } : { create: true }),
       });
     } catch (e) {
       throw cannot((e as Error).message, e);
+    }
+    // A second writer (another run given the same path) would interleave its saves with ours and leave
+    // a file neither can read back: one writer per file, held until close (the kernel frees it on death).
+    if (!await this.#file.tryLock(true).catch(() => true)) {
+      this.close();
+      throw cannot("another process is writing it (a run with the same -o?); give each run its own file");
+    }
+    if (!opts.exclusive) {
+      await this.#file.truncate(0).catch((e) => {
+        this.close();
+        throw cannot((e as Error).message, e);
+      });
     }
     const top = { trajectory_format: TRAJECTORY_FORMAT, ...this.#head.top };
     const head = "{\n" +

@@ -5,6 +5,7 @@ import {
   TRAJECTORY_FORMAT,
   TrajectoryWriter,
 } from "../src/trajectory.ts";
+import { ConfigError } from "../src/errors.ts";
 
 /** Messages as the writer sees them: any JSON mapping. */
 type Message = Record<string, unknown>;
@@ -26,6 +27,24 @@ Deno.test("TrajectoryWriter.save() leaves complete JSON after every save", async
   }
   w.close();
   assertEquals(JSON.parse(await Deno.readTextFile(path)).info.exit_status, "Submitted");
+});
+
+Deno.test("TrajectoryWriter.open() refuses a file another writer holds, and leaves that writer's file whole", async () => {
+  const path = `${await Deno.makeTempDir()}/t.json`;
+  const first = new TrajectoryWriter(path);
+  await first.save([msg(0)], { exit_status: "" });
+  const second = new TrajectoryWriter(path);
+  await assertRejects(
+    () => second.save([msg(9)], { exit_status: "" }),
+    ConfigError,
+    `Cannot write the trajectory to '${path}': another process is writing it`,
+  );
+  await first.save([msg(0), msg(1)], { exit_status: "Submitted" });
+  assertEquals(JSON.parse(await Deno.readTextFile(path)).messages, [msg(0), msg(1)]);
+  first.close();
+  await second.save([msg(9)], { exit_status: "" }); // free again once the first is done
+  second.close();
+  assertEquals(JSON.parse(await Deno.readTextFile(path)).messages, [msg(9)]);
 });
 
 Deno.test("TrajectoryWriter.save() appends instead of rewriting the whole file", async () => {
