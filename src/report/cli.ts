@@ -58,8 +58,24 @@ export async function reportMain(
     throw new UsageError("report needs at least one PATH (a trajectory or a directory)");
   }
   const output = (values.output as string | undefined) ?? "report.html";
+  const cannot = (why: string) => new UsageError(`Cannot write the report to '${output}': it ${why}`);
+  const existing = await Deno.stat(output).catch(() => undefined);
+  if (existing?.isDirectory) throw cannot("is a directory; give a file path (e.g. -o report.html)");
   const reference = values.reference as string[] | undefined;
   const data = await collectReport(positionals, reference ? { reference } : {});
+  if (existing) {
+    for (
+      const path of data.sets.flatMap((s) => [
+        ...s.trajectories.map((t) => t.path),
+        ...s.failures.map((f) => f.path),
+      ])
+    ) {
+      const stat = await Deno.stat(path).catch(() => undefined);
+      if (stat?.dev === existing.dev && stat.ino === existing.ino) {
+        throw cannot(`is one of the trajectories being reported (${path}); give another file`);
+      }
+    }
+  }
   const count = data.sets.reduce((n, s) => n + s.trajectories.length, 0);
   const failures = data.sets.flatMap((s) => s.failures);
   for (const f of failures) io.error(`claudius report: ${f.message}`);
@@ -73,8 +89,13 @@ export async function reportMain(
     version: VERSION,
   });
   const tmp = `${output}.tmp-${Deno.pid}`;
-  await Deno.writeTextFile(tmp, html);
-  await Deno.rename(tmp, output);
+  try {
+    await Deno.writeTextFile(tmp, html);
+    await Deno.rename(tmp, output);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
   io.error(
     `claudius report: ${count} trajector${
       count === 1 ? "y" : "ies"

@@ -149,6 +149,21 @@ Deno.test("claudius report: one set per PATH, unreadable files listed with exit 
     assertMatch(usage.stderr, /error: report needs at least one PATH/);
     const help = await cli(["--help"]);
     assertMatch(help.stdout, /^Usage: claudius report PATH\.\.\./);
+
+    // -o a directory, or one of the trajectories being reported: refused, nothing written or lost.
+    const one = await Deno.readTextFile(`${dir}/b/one.traj.json`);
+    for (
+      const [o, why] of [[`${dir}/a`, "is a directory"], [
+        `${dir}/b/one.traj.json`,
+        "is one of the trajectories",
+      ]]
+    ) {
+      const r = await cli([`${dir}/b`, "-o", o!]);
+      assertEquals(r.code, 2, r.stderr);
+      assertMatch(r.stderr, new RegExp(`error: Cannot write the report to '${o}': it ${why}`));
+    }
+    assertEquals(await Deno.readTextFile(`${dir}/b/one.traj.json`), one);
+    assertEquals([...Deno.readDirSync(dir)].filter((e) => e.name.includes(".tmp")), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
