@@ -8,6 +8,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../config.ts";
+import { ConfigError } from "../errors.ts";
 import { redactText } from "../redact.ts";
 import { runEpisode } from "../run.ts";
 import { resolvePath } from "../components.ts";
@@ -156,6 +157,10 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
     (await loadInstances(resolvePath(options.instancesPath, deps.cwd), { taskRequired: rules.taskRequired }))
       .map((inst) => rules.prepare(inst, deps.hostEnv));
   const selected = selectInstances(all, options.selection);
+  const rootStat = await Deno.stat(root).catch(() => undefined);
+  if (rootStat && !rootStat.isDirectory) {
+    throw new ConfigError(`Cannot use -o '${options.outDir}' as the output directory: it is a file`);
+  }
   // `--instance` runs its instance whatever it left before, as upstream's swebench-single does.
   const redo = options.redoExisting || options.selection.instance !== undefined;
   const trajPath = (o: Output, id: string) => `${o.dir}/${id}/${id}.traj.json`;

@@ -2,7 +2,8 @@
  * runBatch() in process: scripted instances in the local environment, real bash, real files.
  */
 import { load } from "js-yaml";
-import { assert, assertEquals, assertMatch } from "../_assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "../_assert.ts";
+import { ConfigError } from "../../src/errors.ts";
 import { type BatchDeps, type BatchOptions, runBatch, workerSlots } from "../../src/batch/run_batch.ts";
 import { readTrajectory } from "../../src/trajectory.ts";
 import { config, type ScriptedInstance, step, submit, writeBatch } from "./_helpers.ts";
@@ -180,6 +181,16 @@ Deno.test("runBatch() counts an environment that never started as unfinished (en
   const { data } = await readTrajectory(`${fx.out}/a/a.traj.json`);
   assertEquals(data.messages.length, 1);
   assertMatch(String(data.messages[0]!.content), /Cannot start container/);
+});
+
+Deno.test("runBatch() refuses an output directory that is a file, naming -o, before running anything", async () => {
+  const fx = await writeBatch([{ id: "a", replies: [submit("x")] }]);
+  const cfg = await config(fx.specs);
+  const file = `${fx.out}.txt`;
+  await Deno.writeTextFile(file, "keep me");
+  const e = await assertRejects(() => runBatch(options(fx.instances, file, cfg), deps()), ConfigError);
+  assertMatch(e.message, /^Cannot use -o '.*\.txt' as the output directory: it is a file/);
+  assertEquals(await Deno.readTextFile(file), "keep me");
 });
 
 Deno.test("runBatch() stops starting instances and interrupts running ones when its signal aborts", async () => {
