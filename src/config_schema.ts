@@ -79,7 +79,8 @@ export const RUN_KEYS = defineKeys({
     type: "string",
     doc: "Also keep the trajectory as ATIF v1.7 (see Reading runs) at this path, rewritten whole through a " +
       "temporary file and a rename after every step, so a reader always finds a whole document; a relative " +
-      "path is taken from the trajectory's directory (in a batch: one per instance). The trajectory itself " +
+      "path is taken from the trajectory's directory (in a batch: one per instance; an absolute one is refused " +
+      "there). The trajectory itself " +
       "or a directory is refused before the first call; a failed write is one warning, the run goes on.",
   },
 });

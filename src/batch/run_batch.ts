@@ -152,6 +152,17 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
   const now = deps.now ?? Date.now;
   const startedAt = now();
   const root = resolvePath(options.outDir, deps.cwd);
+  for (const { name, config } of options.arms) {
+    const atif = config.run.atif_path;
+    if (typeof atif === "string" && atif.startsWith("/")) {
+      throw new ConfigError(
+        `Cannot use run.atif_path '${atif}' in a batch${
+          name ? ` (arm ${name})` : ""
+        }: every instance would ` +
+          "write it; give a relative path (taken from each instance's directory)",
+      );
+    }
+  }
   const rules = MODES[options.mode ?? "plain"];
   const all =
     (await loadInstances(resolvePath(options.instancesPath, deps.cwd), { taskRequired: rules.taskRequired }))

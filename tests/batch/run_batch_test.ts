@@ -193,6 +193,14 @@ Deno.test("runBatch() refuses an output directory that is a file, naming -o, bef
   assertEquals(await Deno.readTextFile(file), "keep me");
 });
 
+Deno.test("runBatch() refuses an absolute run.atif_path, which every instance would overwrite", async () => {
+  const fx = await writeBatch([{ id: "a", replies: [submit("x")] }, { id: "b", replies: [submit("y")] }]);
+  const cfg = await config([...fx.specs, `run.atif_path=${fx.out}.atif.json`]);
+  const e = await assertRejects(() => runBatch(options(fx.instances, fx.out, cfg), deps()), ConfigError);
+  assertMatch(e.message, /^Cannot use run\.atif_path '.*' in a batch: every instance would write it/);
+  assertEquals(await Deno.stat(fx.out).then(() => true, () => false), false, "nothing was run");
+});
+
 Deno.test("runBatch() stops starting instances and interrupts running ones when its signal aborts", async () => {
   const fx = await writeBatch(
     Array.from({ length: 6 }, (_, k) => ({ id: `s${k}`, replies: [step("sleep 30"), submit("x")] })),
