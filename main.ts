@@ -140,7 +140,15 @@ async function main(argv: string[]): Promise<number> {
       const { runTool } = await import("./src/trajectories/cli.ts");
       const encoder = new TextEncoder();
       return await runTool(command.name, command.argv, {
-        write: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
+        write: (text) => {
+          try {
+            Deno.stdout.writeSync(encoder.encode(text));
+          } catch (e) {
+            // The reader went away (`| head`): end as a tool killed by SIGPIPE does, without a word.
+            if (e instanceof Deno.errors.BrokenPipe) Deno.exit(141);
+            throw e;
+          }
+        },
         error: err,
         isTerminal: Deno.stdout.isTerminal(),
       });

@@ -4,6 +4,7 @@
 import { assertEquals, assertMatch } from "../_assert.ts";
 import type { StatsTotal, TrajectoryStats } from "../../src/trajectories/trajectory_stats.ts";
 import { batches } from "./_batches.ts";
+import { writeSyntheticBatch } from "../_synthetic_trajectory.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const GOLDEN = new URL("../testdata/conformance/", import.meta.url).pathname;
@@ -67,4 +68,19 @@ Deno.test("claudius stats prints a table with a total and CSV; unreadable files 
   const none = await claudius("stats");
   assertEquals(none.code, 2);
   assertMatch(none.stderr, /stats needs at least one PATH/);
+});
+
+Deno.test("claudius stats into a pipe closed early (| head -c 1) ends quietly, as command-line tools do", async () => {
+  const dir = await Deno.makeTempDir();
+  await writeSyntheticBatch(dir, 300, 5); // a --json far larger than a pipe's buffer
+  const r = await new Deno.Command("bash", {
+    args: [
+      "-c",
+      `"${Deno.execPath()}" run -A "${MAIN}" stats --json "${dir}" | head -c 1 >/dev/null; exit "\${PIPESTATUS[0]}"`,
+    ],
+    stdin: "null",
+  }).output();
+  assertEquals(new TextDecoder().decode(r.stderr), "");
+  assertEquals(r.code, 141, "128 + SIGPIPE, as a tool killed by the closed pipe");
+  await Deno.remove(dir, { recursive: true });
 });
