@@ -56,6 +56,15 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
     });
   }
   const outputPath = flags.output ?? await resumedPath(path);
+  const [out, old] = await Promise.all(
+    [resolvePath(outputPath, host.cwd), path].map((p) => Deno.stat(p).catch(() => undefined)),
+  );
+  if (out && old && out.dev === old.dev && out.ino === old.ino) {
+    throw new UsageError(
+      `-o names the trajectory being resumed (${path}), which is never changed; give another file, or no -o ` +
+        "for <stem>.resumeN.traj.json beside it",
+    );
+  }
   const { state, top } = predecessor;
   err(
     `claudius: resuming ${path} (${

@@ -211,6 +211,15 @@ Deno.test("claudius resume at a limit goes on with a raised limit; a submitted r
   const same = await resume(dir, 3);
   assertEquals(same.code, 3, "the same limit stops it again before any call");
   assertEquals(same.bodies, []);
+  for (const o of ["t.traj.json", `${dir}/./t.traj.json`]) {
+    const over = await resume(dir, 3, "--cost-limit", "0.5", "-o", o);
+    assertEquals(over.code, 2, over.stderr);
+    assertMatch(
+      over.stderr,
+      /^error: -o names the trajectory being resumed \(.*t\.traj\.json\), which is never changed/,
+    );
+    assertEquals(over.bodies, []);
+  }
   const r = await resume(dir, 3, "--cost-limit", "0.5", "-o", "more.traj.json");
   assertEquals(r.code, 0, r.stderr);
   assertEquals(r.bodies, golden.slice(3));
