@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { sameFile } from "../trajectories/_files.ts";
 import { readUtf8File } from "../text_file.ts";
 import { flagsToConfig, UsageError } from "../cli.ts";
 import type { Host } from "../host.ts";
@@ -56,10 +57,7 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
     });
   }
   const outputPath = flags.output ?? await resumedPath(path);
-  const [out, old] = await Promise.all(
-    [resolvePath(outputPath, host.cwd), path].map((p) => Deno.stat(p).catch(() => undefined)),
-  );
-  if (out && old && out.dev === old.dev && out.ino === old.ino) {
+  if (await sameFile(resolvePath(outputPath, host.cwd), path)) {
     throw new UsageError(
       `-o names the trajectory being resumed (${path}), which is never changed; give another file, or no -o ` +
         "for <stem>.resumeN.traj.json beside it",

@@ -6,6 +6,7 @@
 import { parseFlags, UsageError } from "../flags.ts";
 import { VERSION } from "../version.ts";
 import type { ToolIO } from "../trajectories/cli.ts";
+import { sameFile } from "../trajectories/_files.ts";
 import { collectReport } from "./collect_report.ts";
 import { renderReport } from "./render_report.ts";
 
@@ -64,15 +65,11 @@ export async function reportMain(
   const reference = values.reference as string[] | undefined;
   const data = await collectReport(positionals, reference ? { reference } : {});
   if (existing) {
-    for (
-      const path of data.sets.flatMap((s) => [
-        ...s.trajectories.map((t) => t.path),
-        ...s.failures.map((f) => f.path),
-      ])
-    ) {
-      const stat = await Deno.stat(path).catch(() => undefined);
-      if (stat?.dev === existing.dev && stat.ino === existing.ino) {
-        throw cannot(`is one of the trajectories being reported (${path}); give another file`);
+    for (const set of data.sets) {
+      for (const { path } of [...set.trajectories, ...set.failures]) {
+        if (await sameFile(output, path)) {
+          throw cannot(`is one of the trajectories being reported (${path}); give another file`);
+        }
       }
     }
   }

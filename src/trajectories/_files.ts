@@ -1,5 +1,6 @@
 /**
- * Walking a directory tree for files by name.
+ * Walking a directory tree for files by name; telling whether two names are one file (an output
+ * must never be the trajectory it is made from).
  *
  * @module
  */
@@ -22,4 +23,10 @@ export async function findFiles(dir: string, accept: (path: string) => boolean):
   };
   await walk(dir.replace(/\/+$/, "") || "/");
   return found;
+}
+
+/** True when both paths name one existing file (links, `./` and relative paths included). */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([a, b].map((p) => Deno.stat(p).catch(() => undefined)));
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
 }

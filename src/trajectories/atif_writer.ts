@@ -12,6 +12,7 @@ import { TRAJECTORY_FORMAT } from "../trajectory.ts";
 import type { Json } from "../types.ts";
 import { parseTrajectory } from "./parse_trajectory.ts";
 import { toAtif } from "./to_atif.ts";
+import { sameFile } from "./_files.ts";
 
 /** Writes the ATIF copy of a trajectory after every step. */
 export class AtifWriter {
@@ -74,12 +75,12 @@ export class AtifWriter {
 export async function checkAtifPath(path: string, trajectory: string, cwd: string): Promise<void> {
   const cannot = (why: string) => new ConfigError(`Cannot write run.atif_path '${path}': ${why}`);
   const [target, own] = [resolve(cwd, path), resolve(cwd, trajectory)];
-  const stat = await Deno.stat(target).catch(() => undefined);
-  const ownStat = stat && await Deno.stat(own).catch(() => undefined);
-  if (target === own || (stat && ownStat && stat.dev === ownStat.dev && stat.ino === ownStat.ino)) {
+  if (target === own || await sameFile(target, own)) {
     throw cannot(
       `it is the trajectory itself (${trajectory}), which the copy would replace; give another file`,
     );
   }
-  if (stat?.isDirectory) throw cannot("it is a directory; give a file path");
+  if ((await Deno.stat(target).catch(() => undefined))?.isDirectory) {
+    throw cannot("it is a directory; give a file path");
+  }
 }

@@ -9,12 +9,7 @@ import { toAtif } from "./to_atif.ts";
 import { validateAtif } from "./validate_atif.ts";
 import type { ToolIO } from "./cli.ts";
 import { readFailure } from "./map_trajectories.ts";
-
-/** True when both paths name one existing file (links and `./` included). */
-async function sameFile(a: string, b: string): Promise<boolean> {
-  const [x, y] = await Promise.all([a, b].map((p) => Deno.stat(p).catch(() => undefined)));
-  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
-}
+import { sameFile } from "./_files.ts";
 
 /** Hand-written help of `claudius export`. */
 export const EXPORT_HELP = `Usage: claudius export --atif TRAJ [-o OUT]
