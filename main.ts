@@ -6,6 +6,7 @@
  * @module
  */
 import { parseDotEnv } from "./src/dotenv.ts";
+import { NotUtf8Error, readUtf8File } from "./src/text_file.ts";
 import { HELP, parseCommand, UsageError, VERSION } from "./src/cli.ts";
 import { ConfigError } from "./src/errors.ts";
 import { redactText, secretValues } from "./src/redact.ts";
@@ -41,12 +42,20 @@ async function hostEnvironment(): Promise<Record<string, string>> {
   const fill = async (file: string) => {
     let text: string;
     try {
-      text = await Deno.readTextFile(file);
+      text = await readUtf8File(file);
     } catch (e) {
+      // Python's load_dotenv refuses such a file too; read lossily, its values would reach every command.
+      if (e instanceof NotUtf8Error) throw new ConfigError(`Cannot read ${file}: ${e.message}`);
       if (!(e instanceof Deno.errors.NotFound)) err(`warning: Cannot read ${file}: ${(e as Error).message}`);
       return;
     }
-    for (const [k, v] of Object.entries(parseDotEnv(text, env))) if (!(k in env)) env[k] = v;
+    for (const [k, v] of Object.entries(parseDotEnv(text, env))) {
+      if (v.includes("\0")) {
+        // No process environment holds one: every command would fail to start.
+        throw new ConfigError(`Cannot use ${file}: the value of ${k} holds a NUL byte`);
+      }
+      if (!(k in env)) env[k] = v;
+    }
   };
   for (const file of [".env", ...(configHome ? [`${configHome}/claudius/.env`] : [])]) await fill(file);
   const upstreamDir = env.MSWEA_GLOBAL_CONFIG_DIR || (configHome ? `${configHome}/mini-swe-agent` : "");

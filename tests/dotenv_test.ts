@@ -147,3 +147,27 @@ Deno.test("claudius reads MSWEA_DOCKER_EXECUTABLE and MSWEA_BUBBLEWRAP_EXECUTABL
     await server.close();
   }
 });
+
+Deno.test("claudius refuses a .env that is not UTF-8 or sets a NUL byte, naming the file, before any call", async () => {
+  const server = await startFakeServer([SUBMIT]);
+  try {
+    for (
+      const [bytes, what] of [
+        [
+          Uint8Array.from("A=caf\xe9\n", (c) => c.charCodeAt(0)),
+          /Cannot read \.env: not UTF-8 text: byte 0xe9 on line 1/,
+        ],
+        [new TextEncoder().encode("OK=1\nB=x\u0000y\n"), /Cannot use \.env: the value of B holds a NUL byte/],
+      ] as const
+    ) {
+      const dir = await sandbox({});
+      await Deno.writeFile(`${dir}/.env`, bytes);
+      const r = await claudius(dir, ["-m", "m", "--base-url", server.url]);
+      assertEquals(r.code, 2, r.stderr);
+      assertMatch(r.stderr, what);
+    }
+    assertEquals(server.requests.length, 0);
+  } finally {
+    await server.close();
+  }
+});
