@@ -17,6 +17,11 @@ export const COMMON_ENVIRONMENT_KEYS = defineKeys({
   env: {
     type: "string-map",
     default: {},
+    // A variable no process environment can hold would make every command fail to start.
+    check: (v) =>
+      Object.entries(v).some(([k, x]) => k === "" || /[=\0]/.test(k) || String(x).includes("\0"))
+        ? "must name variables (a name not empty, without '=' or a NUL byte; a value without a NUL byte)"
+        : undefined,
     doc: "Variables set for every command; they win over the host's and over `forward_env`.",
   },
   timeout: {

@@ -156,6 +156,10 @@ Deno.test("LocalEnvironment() rejects ill-typed config fields", () => {
     ConfigError,
     "environment.env",
   );
+  // A variable no process environment can hold would make every command fail to start.
+  for (const env of [{ A: "x\u0000y" }, { "A=B": "x" }, { "": "x" }]) {
+    assertThrows(() => new LocalEnvironment({ env }, HOST), ConfigError, "environment.env");
+  }
   // YAML scalars are variables' values as upstream writes them: `env: {N: 1}` means "1".
   assertEquals(new LocalEnvironment({ env: { N: 1 as unknown as string } }, HOST).config.env.N, "1");
   assertEquals(
