@@ -79,6 +79,8 @@ export interface RunOptions {
    * uses it to kill the command inside the container. Its errors are ignored.
    */
   onKill?: () => Promise<void>;
+  /** Called with the command's process group id as soon as it runs (to end stragglers later). */
+  onGroup?: (pgid: number) => void;
 }
 
 /** What one command produced. */
@@ -154,6 +156,7 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
     }
     throw e;
   }
+  opts.onGroup?.(child.pid);
   if (stdinText !== undefined) {
     const writer = child.stdin.getWriter();
     // A shell that dies before reading all of it closes the pipe: its exit status says why.
@@ -274,6 +277,26 @@ async function killGroup(pid: number): Promise<void> {
     await new Deno.Command("bash", { args: ["-c", `kill -KILL -- -${pid}`], stdin: "null", stderr: "null" })
       .output();
   }
+}
+
+/**
+ * SIGKILL whatever is left of the given process groups (background processes of commands that have
+ * returned: `server &`, `nohup job &`); groups already gone are skipped. A process that made a
+ * session of its own (`setsid`) is out of reach, as under upstream.
+ */
+export async function killGroups(pgids: Iterable<number>): Promise<void> {
+  const left: number[] = [];
+  for (const pgid of pgids) {
+    try {
+      Deno.kill(-pgid, "SIGKILL");
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) left.push(pgid);
+    }
+  }
+  if (left.length === 0) return;
+  // A scoped --allow-run cannot signal: one bash does them all.
+  const args = left.map((pgid) => `-${pgid}`).join(" ");
+  await new Deno.Command("bash", { args: ["-c", `kill -KILL -- ${args}`], stdin: "null", stderr: "null" }).output();
 }
 
 /** Resolve with `p`'s value, or with undefined after `ms`. */

@@ -7,7 +7,7 @@
 import { type ConfigInput, type ConfigOf, resolveKeys } from "../config_keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { runCommand } from "./_process.ts";
+import { killGroups, runCommand } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
 
@@ -44,6 +44,8 @@ export class LocalEnvironment implements Environment {
   #uname: Uname | null = null;
   #closing = new AbortController();
   readonly #running = new Set<Promise<unknown>>();
+  /** The process group of every command run so far: what is left of them goes at close(). */
+  readonly #groups = new Set<number>();
 
   /**
    * @param config the `environment` config section
@@ -84,6 +86,7 @@ export class LocalEnvironment implements Environment {
       env: { ...this.#hostEnv, ...env },
       timeoutSeconds: timeout,
       signal: AbortSignal.any(signals),
+      onGroup: (pgid) => this.#groups.add(pgid),
     });
     this.#running.add(run);
     try {
@@ -116,10 +119,15 @@ export class LocalEnvironment implements Environment {
     return { argv: [...argv], ...(this.config.cwd ? { cwd: this.config.cwd } : {}) };
   }
 
-  /** Kill every command still running and wait for them to return. Safe to call twice. */
+  /**
+   * Kill every command still running, wait for them to return, and kill what their background
+   * processes left behind (their process groups). Safe to call twice.
+   */
   async close(): Promise<void> {
     this.#closing.abort();
     this.#closing = new AbortController();
     await Promise.allSettled([...this.#running]);
+    await killGroups(this.#groups);
+    this.#groups.clear();
   }
 }

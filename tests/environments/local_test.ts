@@ -168,6 +168,21 @@ Deno.test("LocalEnvironment() rejects ill-typed config fields", () => {
   );
 });
 
+Deno.test("LocalEnvironment.close() ends the background processes commands left running", async () => {
+  const env = new LocalEnvironment({ timeout: 10 }, HOST);
+  // Alive: exists and is no zombie (a killed orphan waits for init to reap it).
+  const alive = (pid: string) => sh(`ps -o stat= -p ${pid} | grep -qv Z && echo yes || echo no`);
+  // A server started in the background (output detached, so the command returns at once), a
+  // double-forked one (reparented to init, still in the command's group), and one still printing.
+  const a = (await env.execute({ command: "sleep 300 >/dev/null 2>&1 & echo $!" })).output.trim();
+  const b = (await env.execute({ command: "( sleep 301 >/dev/null 2>&1 & echo $! )" })).output.trim();
+  const c = (await env.execute({ command: "nohup sleep 302 >/dev/null 2>&1 & echo $!" })).output.trim();
+  for (const pid of [a, b, c]) assertEquals(await alive(pid), "yes\n", `${pid} runs between steps`);
+  await env.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const pid of [a, b, c]) assertEquals(await alive(pid), "no\n", `${pid} outlived the environment`);
+});
+
 Deno.test("LocalEnvironment.execute() runs a 150 KB heredoc (too long for an argument) with stdin closed", async () => {
   const env = new LocalEnvironment({ timeout: 10 }, Deno.env.toObject());
   await env.start();
