@@ -296,7 +296,8 @@ export async function killGroups(pgids: Iterable<number>): Promise<void> {
   if (left.length === 0) return;
   // A scoped --allow-run cannot signal: one bash does them all.
   const args = left.map((pgid) => `-${pgid}`).join(" ");
-  await new Deno.Command("bash", { args: ["-c", `kill -KILL -- ${args}`], stdin: "null", stderr: "null" }).output();
+  await new Deno.Command("bash", { args: ["-c", `kill -KILL -- ${args}`], stdin: "null", stderr: "null" })
+    .output();
 }
 
 /** Resolve with `p`'s value, or with undefined after `ms`. */
