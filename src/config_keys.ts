@@ -20,6 +20,7 @@
 import { ConfigError } from "./errors.ts";
 import type { Json } from "./types.ts";
 import { redactSecrets } from "./redact.ts";
+import { decimalNumber } from "./flags.ts";
 
 /** The value types a key may hold. */
 export type KeyType =
@@ -224,7 +225,7 @@ export function resolveKeys<const T extends Keys>(
     if (out[name] !== undefined || def.inert) continue;
     const fromEnv = def.envVar ? hostEnv[def.envVar] : undefined;
     if (fromEnv) {
-      const value = def.type === "int" || def.type === "number" ? Number(fromEnv) : fromEnv;
+      const value = def.type === "int" || def.type === "number" ? decimalNumber(fromEnv) ?? fromEnv : fromEnv;
       const bad = invalidReason(def, value);
       if (bad) throw new ConfigError(`Environment variable ${def.envVar} (for ${where}.${name}) ${bad}`);
       out[name] = value;

@@ -77,6 +77,11 @@ export function parseFlags(argv: string[], specs: Record<string, FlagSpec>): Par
   return { values, positionals };
 }
 
+/** A plain decimal number as a person writes it (`3`, `0.5`, `1e-3`; not `0x10`, `Infinity` or `''`). */
+export function decimalNumber(text: string): number | undefined {
+  return /^\s*\+?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(text) ? Number(text) : undefined;
+}
+
 /**
  * A numeric flag's value, the one parser of every number on the command line (single runs and
  * batches alike): decimal, with an optional fraction and exponent (`3`, `0.5`, `1e-3`).
@@ -100,10 +105,8 @@ export function parseNumberFlag(
 ): number | undefined {
   if (value === undefined) return undefined;
   const { integer = false, min = 0 } = opts;
-  const n = Number(value);
-  if (
-    !/^\s*\+?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value) || n < min || (integer && !Number.isInteger(n))
-  ) {
+  const n = decimalNumber(value);
+  if (n === undefined || n < min || (integer && !Number.isInteger(n))) {
     throw new UsageError(`--${flag} must be a ${integer ? "whole " : ""}number >= ${min}, got '${value}'`);
   }
   return n;

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { decimalNumber } from "./flags.ts";
 import { ConfigError, RuntimeError } from "./errors.ts";
 import type { ChatClient, ChatRequest, Completion } from "./types.ts";
 
@@ -21,8 +22,8 @@ export class GlobalLimitExceeded extends RuntimeError {}
 function limit(env: Readonly<Record<string, string | undefined>>, name: string, integer: boolean): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return 0;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
+  const n = decimalNumber(raw);
+  if (n === undefined || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
     throw new ConfigError(`${name} must be a ${integer ? "whole " : ""}number >= 0, got '${raw}'`);
   }
   return n;

@@ -233,6 +233,12 @@ Deno.test("loadConfig() takes upstream's MSWEA_* variables for unset keys, and a
     ConfigError,
     "Environment variable MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT (for model.retry_attempts) must be an integer",
   );
+  await assertRejects(
+    () =>
+      loadConfig(["default"], io, () => {}, { hostEnv: { MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT: "0x10" } }),
+    ConfigError,
+    'got "0x10"',
+  );
 });
 
 Deno.test("loadSpec() looks in the current dir, $MSWEA_CONFIG_DIR, the built-ins, then their extra/ and benchmarks/", async () => {

@@ -33,6 +33,8 @@ Deno.test("GlobalLimits: upstream's conditions (cost above the limit, calls at i
     ConfigError,
     "MSWEA_GLOBAL_COST_LIMIT",
   );
+  // Python's float() and int() refuse hexadecimal, so must claudius.
+  assertThrows(() => GlobalLimits.fromEnv({ MSWEA_GLOBAL_CALL_LIMIT: "0x10" }), ConfigError, "'0x10'");
 });
 
 Deno.test("a single run refuses the call past MSWEA_GLOBAL_CALL_LIMIT: RuntimeError, every made call kept", async () => {
