@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { escapeControls } from "../safe_text.ts";
 import type { Action, Message } from "../types.ts";
 import type { StreamEvent } from "../models/_stream.ts";
 import { escape, paint } from "./markup.ts";
@@ -98,7 +99,7 @@ export class Screen {
       const actions = (message.extra?.actions ?? []) as Action[];
       if (!this.#streamed) {
         this.#show(`\n${this.#header(at)}\n`);
-        if (message.content) this.#write(this.#fold(message.content) + "\n");
+        if (message.content) this.#write(this.#fold(escapeControls(message.content)) + "\n");
       } else if (!this.#streamEndsLine) this.#write("\n");
       this.#streamed = false;
       this.#commands(actions.map((a) => a.command));
@@ -108,7 +109,7 @@ export class Screen {
       ? "User"
       : ROLE_NAMES[message.role] ?? message.role;
     this.#show(`\n[bold green]${name}[/]:\n`);
-    this.#write(this.#fold((message.content ?? "").replace(/\n$/, "")) + "\n");
+    this.#write(this.#fold(escapeControls(message.content ?? "").replace(/\n$/, "")) + "\n");
   }
 
   /** Before a model call: where the run is, for a streamed reply's header. */
@@ -127,7 +128,7 @@ export class Screen {
       this.#streamed = true;
       this.#streamEndsLine = true;
     } else if (event.text) {
-      this.#write(event.text);
+      this.#write(escapeControls(event.text));
       this.#streamEndsLine = event.text.endsWith("\n");
     }
   }
@@ -191,7 +192,7 @@ export class Screen {
   #commands(commands: string[]): void {
     commands.forEach((command, i) => {
       const tag = `[${i + 1}] `;
-      const body = command.split("\n").join("\n" + " ".repeat(tag.length));
+      const body = escapeControls(command).split("\n").join("\n" + " ".repeat(tag.length));
       this.#write(paint(`\n[bold cyan]${escape(tag)}[/][bold]${escape(body)}[/]`, this.color));
     });
     if (commands.length) this.#write("\n");

@@ -72,3 +72,27 @@ Deno.test("Screen paints only when colour is on, and shows a streamed reply once
     "\nclaudius (step 2, $0.50):\nTwo commands.\n\n[1] echo one\n[2] cat <<EOF\n    [x]\n    EOF\n",
   );
 });
+
+Deno.test("Screen shows control sequences in replies, commands, outputs and streams escaped", () => {
+  const { s, text } = screen(false);
+  const evil = "\x1b]0;owned\x07\x1b[2J\x1b]52;c;ZXZpbA==\x07";
+  s.message({
+    ...assistant,
+    content: evil,
+    extra: { ...assistant.extra, actions: [{ command: `echo ${evil}` }] },
+  }, {
+    step: 1,
+    cost: 0,
+  });
+  s.message({
+    role: "tool",
+    tool_call_id: "c",
+    content: evil,
+    extra: { raw_output: "", returncode: 0, timestamp: 0, exception_info: "" },
+  }, { step: 1, cost: 0 });
+  s.replyStart({ step: 2, cost: 0 });
+  s.stream({ type: "start" });
+  s.stream({ type: "text", text: evil });
+  assert(!text().includes("\x1b"), JSON.stringify(text()));
+  assert(text().includes("\\x1b]52;c;ZXZpbA==\\x07"), text());
+});
