@@ -178,7 +178,13 @@ if (import.meta.main) {
     const error = e instanceof Error ? e : new Error(String(e));
     // Errors may quote a credential (a URL with a password, an echoed key): never on stderr.
     const shown = (text: string) => redactText(text, secretValues(Deno.env.toObject()));
-    err(`error: ${clip(shown(error.message))}`);
+    // Deno asks for --allow-all before touching /dev, /proc or /sys: say what that means here.
+    const denied = /Requires all access to ("[^"]*"), run again with the --allow-all flag/;
+    const message = error.message.replace(
+      denied,
+      "$1 is a device, /proc or /sys path, which claudius does not use",
+    );
+    err(`error: ${clip(shown(message))}`);
     if (e instanceof UsageError) err("hint: run 'claudius --help' for usage");
     if (verbose) {
       err(shown(error.stack ?? ""));
@@ -186,7 +192,7 @@ if (import.meta.main) {
         err(`caused by: ${shown(c instanceof Error ? c.stack ?? c.message : String(c))}`);
       }
     }
-    code = e instanceof UsageError || e instanceof ConfigError ? 2 : 1;
+    code = e instanceof UsageError || e instanceof ConfigError || denied.test(error.message) ? 2 : 1;
   }
   Deno.exit(code);
 }

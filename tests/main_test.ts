@@ -674,3 +674,22 @@ Deno.test("claudius pays once for each quirky completion: normalised, or a forma
     await server.close();
   }
 });
+
+Deno.test("claudius refuses a device or /proc path in one line naming it, exit 2 (the compiled permissions)", async () => {
+  const replies = '[{"commands": ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
+  const r = await runCli([
+    "--task",
+    "t",
+    "--model-class",
+    "scripted",
+    "-c",
+    `model.replies=${replies}`,
+    "--cwd",
+    "/dev/shm/claudius-x",
+  ]);
+  assertEquals(r.code, 2, r.stderr);
+  assertEquals(
+    r.stderr,
+    'error: "/dev/shm/claudius-x" is a device, /proc or /sys path, which claudius does not use\n',
+  );
+});
