@@ -116,6 +116,12 @@ const whole = (flag: string, value: string | undefined, min: number) =>
  */
 export function parseDockerHost(spec: string): DockerHostSpec {
   const m = /^(.*)=(\d+)$/.exec(spec);
+  const slots = /^(.+)=([^=/:@]*)$/.exec(spec);
+  if (!m && slots) {
+    throw new UsageError(
+      `--docker-host ${slots[1]}=N: N (worker slots) must be a whole number >= 1, got '${slots[2]}'`,
+    );
+  }
   const host = m ? m[1]! : spec;
   if (host.trim() === "") throw new UsageError(`--docker-host needs an address, got '${spec}'`);
   if (!m) return { host };

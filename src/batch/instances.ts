@@ -66,6 +66,7 @@ export async function loadInstances(path: string, options: LoadOptions = {}): Pr
     }
     seen.set(inst.instance_id, where);
   }
+  if (out.length === 0) throw new ConfigError(`Cannot load instances ${path}: it holds no instance`);
   return out;
 }
 

@@ -116,6 +116,8 @@ Deno.test("parseBatchArgs() reads the batch flags and rejects bad ones", () => {
   assertThrows(() => parseBatchArgs(["a", "--slice", "x"]), UsageError, "--slice");
   assertThrows(() => parseBatchArgs(["a", "--filter", "("]), UsageError, "--filter");
   assertThrows(() => parseDockerHost("h=0"), UsageError, "slots");
+  assertThrows(() => parseDockerHost("unix:///s=abc"), UsageError, "got 'abc'");
+  assertEquals(parseDockerHost("tcp://10.0.0.2:2376"), { host: "tcp://10.0.0.2:2376" });
 });
 
 Deno.test("claudius batch resumes after SIGKILL: nothing lost, finished ones not redone", async () => {

@@ -129,3 +129,17 @@ Deno.test("loadInstances() without a required task: ProgramBench's task folders 
   }]);
   await assertRejects(() => loadInstances(records), ConfigError, "needs a problem_statement or task");
 });
+
+Deno.test("loadInstances() refuses a file or folder that holds no instance, naming it", async () => {
+  const dir = await Deno.makeTempDir();
+  for (const [name, text] of [["e.jsonl", ""], ["e.json", "[]"], ["blank.jsonl", "\n\n"]]) {
+    await Deno.writeTextFile(`${dir}/${name}`, text!);
+    await assertRejects(
+      () => loadInstances(`${dir}/${name}`),
+      ConfigError,
+      `${dir}/${name}: it holds no instance`,
+    );
+  }
+  await Deno.mkdir(`${dir}/empty`);
+  await assertRejects(() => loadInstances(`${dir}/empty`), ConfigError, "holds no instance");
+});
