@@ -8,7 +8,7 @@
 import { resolveKeys } from "./config_keys.ts";
 import { MODEL_CLASSES, SCHEMA } from "./config_schema.ts";
 import { ConfigError } from "./errors.ts";
-import { ChatModel } from "./model.ts";
+import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "./model.ts";
 import { LocalEnvironment } from "./environments/local.ts";
 import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
@@ -68,7 +68,10 @@ export async function makeModel(
     });
   }
   if (deps.globalLimits) client = deps.globalLimits.count(client);
-  return new ChatModel(modelConfig, client, spec.format, spec.type);
+  const regex = spec.format === "text"
+    ? await compileActionRegex(String(modelConfig.action_regex ?? CHAT_MODEL_KEYS.action_regex.default))
+    : undefined;
+  return new ChatModel(modelConfig, client, spec.format, spec.type, regex);
 }
 
 /**

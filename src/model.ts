@@ -8,6 +8,8 @@ import { ConfigError, FormatError } from "./errors.ts";
 import { renderTemplate } from "./template.ts";
 import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "./config_keys.ts";
 import { parsePythonJson, pythonJsonError } from "./pyjson.ts";
+import { pyStrip } from "./pyrepr.ts";
+import type { PyRegex } from "./pyregex.ts";
 import type {
   Action,
   AssistantMessage,
@@ -68,49 +70,14 @@ export const CHAT_MODEL_KEYS = defineKeys({
   action_regex: {
     type: "string",
     default: "```mswea_bash_command\\s*\\n(.*?)\\n```",
-    check: (source) => {
-      try {
-        pythonRegex(source);
-      } catch (e) {
-        return (e as Error).message;
-      }
-    },
-    doc: "Text mode: the action block (Python regex syntax, dot matches newline).",
+    doc: "Text mode: the action block, upstream's `re.findall(action_regex, reply, re.DOTALL)` with each " +
+      "match stripped, so at most one group. A Python regex, translated exactly or refused with a message " +
+      "naming the construct (see Python regexes).",
   },
 });
 
 /** The resolved model keys of this layer. */
 export type ChatModelConfig = ConfigOf<typeof CHAT_MODEL_KEYS>;
-
-/**
- * Convert a Python regex to a JavaScript one with DOTALL and global flags: named groups, and leading
- * inline flags (`(?i)`, `(?m)`, `(?s)`) become JavaScript flags.
- * @throws {ConfigError} for a pattern JavaScript cannot compile (the message names `model.action_regex`)
- */
-export function pythonRegex(source: string): RegExp {
-  let flags = "gs";
-  const inline = /^\(\?([aiLmsux]+)\)/.exec(source);
-  if (inline) {
-    source = source.slice(inline[0].length);
-    if (inline[1]!.includes("i")) flags += "i";
-    if (inline[1]!.includes("m")) flags += "m";
-  }
-  try {
-    return new RegExp(source.replace(/\(\?P<(\w+)>/g, "(?<$1>").replace(/\(\?P=(\w+)\)/g, "\\k<$1>"), flags);
-  } catch (e) {
-    throw new ConfigError(
-      `Cannot compile model.action_regex ${JSON.stringify(source)}: ${(e as Error).message}`,
-    );
-  }
-}
-
-/** Python's `re.findall` with one group or none: the matched text of group 1 (else group 0). */
-function findAll(re: RegExp, text: string): string[] {
-  return [...text.matchAll(re)].map((m) => (m.length > 1 ? m[1] ?? "" : m[0]));
-}
-
-/** Python's `str.strip()` (whitespace as Python defines it, close enough to JS `trim`). */
-const strip = (s: string) => s.trim();
 
 /** A {@link Model} over a chat client, in tool-call or text mode. */
 export class ChatModel implements Model {
@@ -118,7 +85,7 @@ export class ChatModel implements Model {
   readonly type: string;
   readonly #client: ChatClient;
   readonly #format: ActionFormat;
-  readonly #regex: RegExp;
+  readonly #regex: PyRegex | undefined;
   readonly #formatErrorTemplate: string;
   readonly #observationTemplate: string;
   /**
@@ -133,12 +100,14 @@ export class ChatModel implements Model {
    * @param client the transport
    * @param format tool calls (`toolcall`) or one fenced block per reply (`text`)
    * @param type class name recorded in the trajectory
+   * @param actionRegex text mode: `action_regex` compiled by {@link compileActionRegex}
    */
   constructor(
     config: ConfigInput<typeof CHAT_MODEL_KEYS>,
     client: ChatClient,
     format: ActionFormat,
     type: string,
+    actionRegex?: PyRegex,
   ) {
     const own = resolveKeys(CHAT_MODEL_KEYS, config, "model");
     this.#formatErrorTemplate = own.format_error_template ??
@@ -147,7 +116,12 @@ export class ChatModel implements Model {
     this.#observationTemplate = own.observation_template;
     this.#client = client;
     this.#format = format;
-    this.#regex = pythonRegex(own.action_regex);
+    if (format === "text") {
+      if (actionRegex === undefined) {
+        throw new TypeError("ChatModel: text mode needs the compiled action_regex");
+      }
+      this.#regex = actionRegex;
+    }
     this.type = type;
   }
 
@@ -201,7 +175,9 @@ export class ChatModel implements Model {
   #parse(c: Completion): Action[] {
     const finish_reason = c.finish_reason;
     if (this.#format === "text") {
-      const actions = c.problem === undefined ? findAll(this.#regex, c.message.content ?? "").map(strip) : [];
+      const actions = c.problem === undefined
+        ? (this.#regex!.findall(c.message.content ?? "") as string[]).map(pyStrip)
+        : [];
       if (actions.length === 1) return [{ command: actions[0]! }];
       const error = c.problem ?? `Expected exactly 1 action, found ${actions.length}.`;
       throw new FormatError({
@@ -288,4 +264,36 @@ export class ChatModel implements Model {
         : { role: "user" as const, content, extra };
     });
   }
+}
+
+/**
+ * Compile `model.action_regex` as upstream uses it: Python syntax, `re.findall` with `re.DOTALL`, each
+ * match stripped (upstream: `[a.strip() for a in re.findall(action_regex, content, re.DOTALL)]`), so
+ * the pattern may hold one capturing group at most. The translator is loaded on demand: tool-call runs
+ * never need it.
+ *
+ * @example
+ * ```ts ignore
+ * const regex = await compileActionRegex("```mswea_bash_command\\s*\\n(.*?)\\n```");
+ * ```
+ * @throws {ConfigError} naming the key when Python would reject the pattern, claudius cannot
+ *   translate it exactly, or it has several groups
+ */
+export async function compileActionRegex(pattern: string): Promise<PyRegex> {
+  const { compilePyRegex, FLAG, PyRegexError } = await import("./pyregex.ts");
+  let regex: PyRegex;
+  try {
+    regex = compilePyRegex(pattern, { where: "model.action_regex", flags: FLAG.DOTALL });
+  } catch (e) {
+    if (e instanceof PyRegexError) throw new ConfigError(e.message, { cause: e });
+    throw e;
+  }
+  if (regex.groups > 1) {
+    throw new ConfigError(
+      `Cannot use model.action_regex ${JSON.stringify(pattern)}: it has ${regex.groups} capturing groups, ` +
+        "but each action is the text of group 1 (upstream's findall would yield tuples it cannot strip); " +
+        "make the others non-capturing with (?:...)",
+    );
+  }
+  return regex;
 }

@@ -1,6 +1,7 @@
 /**
- * Python's `repr()` of a str, for texts upstream builds with `%r` / `repr` (template printing of
- * lists and dicts, `subprocess.TimeoutExpired` messages of argv lists).
+ * Python's str where upstream's behaviour depends on it: `repr()` (texts upstream builds with `%r` /
+ * `repr`: template printing of lists and dicts, `subprocess.TimeoutExpired` messages of argv lists)
+ * and the whitespace of `str.isspace()` / `str.strip()`.
  *
  * @module
  */
@@ -33,4 +34,24 @@ export function reprStr(s: string): string {
     } else out += ch;
   }
   return out + quote;
+}
+
+/** The characters of Python's `str.isspace()` (also `\s` of a str regex), as a regex class body. */
+export const PY_SPACE =
+  "\\t\\n\\v\\f\\r\\u{1c}-\\u{20}\\u{85}\\u{a0}\\u{1680}\\u{2000}-\\u{200a}\\u{2028}\\u{2029}\\u{202f}\\u{205f}\\u{3000}";
+let edgeSpace: RegExp | undefined;
+
+/**
+ * Python's `str.strip()`: removes the characters `str.isspace()` accepts from both ends (unlike
+ * JavaScript's `trim`, it keeps U+FEFF and removes U+001C-U+001F and U+0085).
+ *
+ * @example
+ * ```ts
+ * import { pyStrip } from "./pyrepr.ts";
+ * pyStrip("\u0085 ls \u001f"); // "ls"
+ * ```
+ */
+export function pyStrip(text: string): string {
+  edgeSpace ??= new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "gv");
+  return text.replace(edgeSpace, "");
 }

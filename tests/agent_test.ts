@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertRejects } from "./_assert.ts";
 import { checkSubmission, DefaultAgent } from "../src/agent.ts";
 import type { AgentConfig } from "../src/agent_keys.ts";
-import { ChatModel } from "../src/model.ts";
+import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "../src/model.ts";
 import { ScriptedClient } from "../src/models/scripted.ts";
 import { LocalEnvironment } from "../src/environments/local.ts";
 import { Submitted } from "../src/errors.ts";
@@ -39,6 +39,7 @@ async function setup(
     client,
     text ? "text" : "toolcall",
     "test",
+    text ? await compileActionRegex(CHAT_MODEL_KEYS.action_regex.default) : undefined,
   );
   const saves: number[] = [];
   const a = new DefaultAgent({ ...AGENT, ...agent }, model, env, {

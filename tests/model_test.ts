@@ -1,14 +1,54 @@
-import { assertEquals, assertThrows } from "./_assert.ts";
-import { pythonRegex } from "../src/model.ts";
-import { ConfigError } from "../src/errors.ts";
+import { assertEquals, assertRejects } from "./_assert.ts";
+import { ChatModel, compileActionRegex } from "../src/model.ts";
+import { ConfigError, FormatError } from "../src/errors.ts";
+import { ScriptedClient } from "../src/models/scripted.ts";
 
-const findAll = (re: RegExp, text: string) => [...text.matchAll(re)].map((m) => m[1]);
+async function textModel(action_regex: string, replies: string[]) {
+  const client = new ScriptedClient(replies.map((content) => ({ content })), { model_name: "scripted" });
+  const config = { action_regex };
+  return new ChatModel(config, client, "text", "t", await compileActionRegex(action_regex));
+}
 
-Deno.test("pythonRegex() reads Python syntax: DOTALL, named groups, leading inline flags", () => {
-  const text = "x\n```mswea_bash_command\nls\npwd\n```\n```Bash\nid\n```";
-  assertEquals(findAll(pythonRegex("```mswea_bash_command\\s*\\n(.*?)\\n```"), text), ["ls\npwd"]);
-  assertEquals(findAll(pythonRegex("(?i)```bash\\s*\\n(?P<cmd>.*?)\\n```"), text), ["id"]);
-  assertThrows(() => pythonRegex("(unclosed"), ConfigError, "model.action_regex");
+async function actions(pending: Promise<ChatModel>): Promise<string[] | string> {
+  const model = await pending;
+  try {
+    const m = await model.query([{ role: "user", content: "go" }]);
+    return (m.extra!.actions as { command: string }[]).map((a) => a.command);
+  } catch (e) {
+    if (e instanceof FormatError) return e.messages[0]!.content!;
+    throw e;
+  }
+}
+
+Deno.test("ChatModel reads model.action_regex as Python's re.findall with re.DOTALL, stripping each action", async () => {
+  const reply = "x\n```mswea_bash_command\n ls\npwd \u0085\n```\n```Bash\nid\n```";
+  assertEquals(await actions(textModel("```mswea_bash_command\\s*\\n(.*?)\\n```", [reply])), ["ls\npwd"]);
+  assertEquals(await actions(textModel("(?i)```bash\\s*\\n(?P<cmd>.*?)\\n```", [reply])), ["id"]);
+  // \Z is the end of the text (JavaScript without translation reads it as a literal "Z").
+  assertEquals(await actions(textModel("<cmd>(.*)</cmd>\\Z", ["<cmd>ls</cmd>"])), ["ls"]);
+  // (?x): whitespace and comments in the pattern are ignored, but not inside a class.
+  const verbose = "(?x) <cmd> ([^ ]*?) </cmd>  # the command\n";
+  assertEquals(await actions(textModel(verbose, ["<cmd>ls -l</cmd> <cmd>pwd</cmd>"])), ["pwd"]);
+  // `$` also matches before a final newline, as in Python.
+  assertEquals(await actions(textModel("^run: (.*)$", ["run: make\n"])), ["make"]);
+});
+
+Deno.test("compileActionRegex() refuses what Python rejects, what it cannot mirror, several groups", async () => {
+  await assertRejects(() => compileActionRegex("(unclosed"), ConfigError, "model.action_regex");
+  await assertRejects(
+    () => compileActionRegex("(unclosed"),
+    ConfigError,
+    "missing ), unterminated subpattern at position 0",
+  );
+  await assertRejects(() => compileActionRegex("(a)?(?(1)b|c)"), ConfigError, "conditional group");
+  await assertRejects(() => compileActionRegex("(a)(b)"), ConfigError, "2 capturing groups");
+  // Tool-call mode never reads the regex, as upstream.
+  new ChatModel(
+    { action_regex: "(" },
+    new ScriptedClient([], { model_name: "s" }),
+    "toolcall",
+    "t",
+  );
 });
 
 Deno.test("ChatModel.query() runs a tool call whose arguments Python parses (NaN, Infinity)", async () => {

@@ -7,7 +7,7 @@ import type { RunFlags } from "../cli.ts";
 import { type FlagSpec, parseFlags, parseNumberFlag, UsageError } from "../flags.ts";
 import type { DockerHostSpec } from "./run_batch.ts";
 import type { BatchMode } from "./modes.ts";
-import { parseShard, parseSlice } from "./select.ts";
+import { compileFilter, parseShard, parseSlice } from "./select.ts";
 
 /** Options of `claudius batch`: the single-run flags plus the batch's own. */
 export interface BatchFlags extends RunFlags {
@@ -173,13 +173,7 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
     throw new UsageError(`--env must be local, docker, podman or bubblewrap, got '${env}'`);
   }
   if (s("slice") !== undefined) parseSlice(s("slice")!);
-  if (s("filter") !== undefined) {
-    try {
-      new RegExp(s("filter")!, "u");
-    } catch (e) {
-      throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
-    }
-  }
+  if (s("filter") !== undefined) compileFilter(s("filter")!);
   const mode = s("mode") ?? "plain";
   if (mode !== "plain" && mode !== "programbench" && mode !== "swebench") {
     throw new UsageError(`--mode must be programbench or swebench, got '${mode}'`);

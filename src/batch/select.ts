@@ -8,6 +8,7 @@
  * @module
  */
 import { UsageError } from "../cli.ts";
+import { compilePyRegex, type PyRegex, PyRegexError } from "../pyregex.ts";
 
 /** A batch instance: `instance_id` plus any other fields of its record. */
 export type Instance = Record<string, unknown> & { instance_id: string };
@@ -48,13 +49,8 @@ export function selectInstances(instances: Instance[], selection: Selection): In
     pythonShuffle(out, selection.shuffleSeed);
   }
   if (selection.filter !== undefined && selection.filter !== "") {
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${selection.filter})`, "u");
-    } catch (e) {
-      throw new UsageError(`--filter is not a valid regular expression: ${(e as Error).message}`);
-    }
-    out = out.filter((i) => re.test(i.instance_id));
+    const re = compileFilter(selection.filter);
+    out = out.filter((i) => re.match(i.instance_id) !== null);
   }
   if (selection.slice !== undefined && selection.slice !== "") {
     out = pySlice(out, parseSlice(selection.slice));
@@ -82,6 +78,26 @@ export function pickInstance(instances: Instance[], spec: string): Instance {
     `--instance ${spec}: no instance has that id` +
       (/^\d+$/.test(spec) ? ` and there are only ${instances.length} instances` : ""),
   );
+}
+
+/**
+ * Compile `--filter` as upstream applies it: a Python regex, `re.match` against each instance id.
+ *
+ * @example
+ * ```ts
+ * import { compileFilter } from "./select.ts";
+ * compileFilter("(?i)django__").match("Django__django-1") !== null; // true
+ * ```
+ * @throws {UsageError} naming `--filter` when Python would reject the pattern or claudius cannot
+ *   translate it exactly
+ */
+export function compileFilter(spec: string): PyRegex {
+  try {
+    return compilePyRegex(spec, { where: "--filter", groups: false });
+  } catch (e) {
+    if (e instanceof PyRegexError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 /**

@@ -76,6 +76,29 @@ Deno.test("selectInstances() filters at the start of the id, then slices (upstre
   assertEquals(ids(selectInstances(list, { filter: "a-1|b" })), ["a-1", "b-1"]);
 });
 
+Deno.test("selectInstances() reads --filter as a Python regex (re.match), refusing what it cannot mirror", () => {
+  const list = ["django__django-11099", "Django__x", "sympy__sympy-20590", "django"].map((instance_id) => ({
+    instance_id,
+  }));
+  // Python-only syntax: \Z, verbose mode, named groups and their backreferences, scoped flags.
+  assertEquals(ids(selectInstances(list, { filter: "django\\Z" })), ["django"]);
+  assertEquals(ids(selectInstances(list, { filter: "(?x) sympy __ sympy" })), ["sympy__sympy-20590"]);
+  assertEquals(ids(selectInstances(list, { filter: "(?P<p>\\w+)__(?P=p)" })), [
+    "django__django-11099",
+    "sympy__sympy-20590",
+  ]);
+  assertEquals(ids(selectInstances(list, { filter: "(?i:d)jango__" })), [
+    "django__django-11099",
+    "Django__x",
+  ]);
+  assertThrows(
+    () => selectInstances(list, { filter: "a{2" + "}{3}" }),
+    UsageError,
+    '--filter "a{2}{3}": multiple repeat',
+  );
+  assertThrows(() => selectInstances(list, { filter: "(a)?(?(1)b|c)" }), UsageError, "conditional group");
+});
+
 Deno.test("selectInstances() shards are disjoint, balanced and cover the selection", () => {
   const all = make(23);
   for (const n of [1, 2, 3, 5, 23, 30]) {
