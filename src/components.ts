@@ -59,13 +59,15 @@ export async function makeModel(
     modelConfig = { ...own, ...c };
     const gateway = spec.gateway ? GATEWAYS[spec.gateway] : undefined;
     if (gateway) deps.log(gateway.note);
-    client = new OpenAIClient({ ...own, ...c }, {
+    const http = new OpenAIClient({ ...own, ...c }, {
       env: deps.hostEnv,
       log: deps.log,
       costLimit,
       ...(gateway ? { gateway } : {}),
       ...(deps.onStream ? { onStream: deps.onStream } : {}),
     });
+    await http.ready();
+    client = http;
   }
   if (deps.globalLimits) client = deps.globalLimits.count(client);
   const regex = spec.format === "text"

@@ -12,6 +12,43 @@ export interface Prices {
   output_cost_per_token: number;
   /** Price of a prompt token read from the provider's cache; defaults to `input_cost_per_token`. */
   cache_read_input_token_cost?: number;
+  /** Price of a prompt token written to the provider's cache; defaults to `input_cost_per_token`. */
+  cache_creation_input_token_cost?: number;
+}
+
+/** One call's token counts; `input` includes the cache reads and writes. */
+export interface TokenCounts {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+const count = (
+  v: Json | undefined,
+) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+const sub = (o: Json | undefined, key: string) =>
+  typeof o === "object" && o !== null && !Array.isArray(o) ? o[key] : undefined;
+
+/**
+ * Token counts from an OpenAI-style `usage`, with the cache fields providers use: OpenAI and
+ * OpenRouter `prompt_tokens_details.cached_tokens` / `.cache_write_tokens`, DeepSeek
+ * `prompt_cache_hit_tokens`, Moonshot `cached_tokens`, Anthropic-style (litellm)
+ * `cache_read_input_tokens` / `cache_creation_input_tokens`.
+ *
+ * @param usage the response's `usage`
+ * @returns the counts, or undefined without `prompt_tokens` and `completion_tokens`
+ */
+export function tokenCounts(usage: { [key: string]: Json }): TokenCounts | undefined {
+  const input = count(usage.prompt_tokens);
+  const output = count(usage.completion_tokens);
+  if (input === undefined || output === undefined) return undefined;
+  const details = usage.prompt_tokens_details;
+  const read = count(sub(details, "cached_tokens")) ?? count(usage.prompt_cache_hit_tokens) ??
+    count(usage.cached_tokens) ?? count(usage.cache_read_input_tokens) ?? 0;
+  const write = count(sub(details, "cache_write_tokens")) ?? count(usage.cache_creation_input_tokens) ?? 0;
+  const cacheRead = Math.min(read, input);
+  return { input, output, cacheRead, cacheWrite: Math.min(write, input - cacheRead) };
 }
 
 /**
@@ -28,15 +65,12 @@ export function callCost(
   if (usage === undefined) return undefined;
   if (typeof usage.cost === "number" && Number.isFinite(usage.cost) && usage.cost >= 0) return usage.cost;
   if (prices === undefined) return undefined;
-  const prompt = usage.prompt_tokens;
-  const completion = usage.completion_tokens;
-  if (typeof prompt !== "number" || typeof completion !== "number") return undefined;
-  const details = usage.prompt_tokens_details;
-  const cachedRaw = typeof details === "object" && details !== null && !Array.isArray(details)
-    ? details.cached_tokens
-    : undefined;
-  const cached = typeof cachedRaw === "number" ? Math.min(cachedRaw, prompt) : 0;
-  const cachedPrice = prices.cache_read_input_token_cost ?? prices.input_cost_per_token;
-  return (prompt - cached) * prices.input_cost_per_token + cached * cachedPrice +
-    completion * prices.output_cost_per_token;
+  const counts = tokenCounts(usage);
+  if (counts === undefined) return undefined;
+  const { input, output, cacheRead, cacheWrite } = counts;
+  const inputPrice = prices.input_cost_per_token;
+  return (input - cacheRead - cacheWrite) * inputPrice +
+    cacheRead * (prices.cache_read_input_token_cost ?? inputPrice) +
+    cacheWrite * (prices.cache_creation_input_token_cost ?? inputPrice) +
+    output * prices.output_cost_per_token;
 }

@@ -43,6 +43,7 @@ export class Gateway {
     return {
       baseUrl: (baseUrl ?? this.baseUrl).replace(/\/+$/, ""),
       model: modelName,
+      provider: undefined,
       apiKeyEnv: apiKeyEnv ?? this.apiKeyEnv,
       reportsCost: "unknown",
       body: {},

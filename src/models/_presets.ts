@@ -53,6 +53,8 @@ export interface Endpoint {
   baseUrl: string;
   /** The model name sent in the body (a known provider prefix removed). */
   model: string;
+  /** The provider prefix that picked the preset (`openai` for a bare name), undefined for other servers. */
+  provider: string | undefined;
   apiKeyEnv: string | undefined;
   reportsCost: CostReporting;
   body: { [key: string]: Json };
@@ -102,6 +104,7 @@ export function resolveEndpoint(modelName: string, baseUrl?: string, apiKeyEnv?:
   return {
     baseUrl: baseUrl.replace(/\/+$/, ""),
     model,
+    provider: preset === undefined ? undefined : prefix || "openai",
     apiKeyEnv: apiKeyEnv ?? preset?.apiKeyEnv,
     // Another server behind a paid provider's name (a proxy, a test server) may well report cost.
     reportsCost: overridden && preset?.apiKeyEnv !== undefined ? "unknown" : preset?.reportsCost ?? "unknown",

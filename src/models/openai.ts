@@ -6,7 +6,8 @@
  */
 import { ApiError, ConfigError } from "../errors.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
-import { callCost, type Prices } from "./_cost.ts";
+import type { Prices } from "./_cost.ts";
+import { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientError } from "./_retry.ts";
 import {
@@ -86,7 +87,8 @@ export const OPENAI_KEYS = defineKeys({
   input_cost_per_token: {
     type: "number",
     min: 0,
-    doc: "Dollars per prompt token, used when the provider reports no cost.",
+    doc: "Dollars per prompt token, used when the provider reports no cost; configured prices win over " +
+      "the price database (see Providers and cost).",
   },
   output_cost_per_token: { type: "number", min: 0, doc: "Dollars per completion token." },
   cache_read_input_token_cost: {
@@ -94,6 +96,12 @@ export const OPENAI_KEYS = defineKeys({
     min: 0,
     defaultDoc: "`input_cost_per_token`",
     doc: "Dollars per prompt token read from the provider's cache.",
+  },
+  cache_creation_input_token_cost: {
+    type: "number",
+    min: 0,
+    defaultDoc: "`input_cost_per_token`",
+    doc: "Dollars per prompt token written to the provider's cache.",
   },
   stream: {
     type: "bool",
@@ -182,10 +190,7 @@ export class OpenAIClient implements ChatClient {
   #body: { [key: string]: Json };
   #timeoutMs: number;
   #policy: RetryPolicy;
-  #prices: Prices | undefined;
-  #ignoreCostErrors: boolean;
-  #costLimit: number;
-  #warnedCost = false;
+  #costs: CostPolicy;
   #bodies = new RequestBodies();
   /** The endpoint answered 411: bodies go whole (with a Content-Length), not streamed. */
   #lengthRequired = false;
@@ -258,20 +263,21 @@ export class OpenAIClient implements ChatClient {
     };
 
     if (config.stream) this.#stream = { sink: deps.onStream };
-    this.#prices = prices(config, kwargs);
-    this.#ignoreCostErrors = config.cost_tracking === "ignore_errors";
-    this.#costLimit = deps.costLimit > 0 ? deps.costLimit : 0;
-    if (this.#costLimit > 0 && this.#prices === undefined) {
-      if (this.#ignoreCostErrors) {
-        log(`warning: the cost limit ($${this.#costLimit}) cannot be enforced: model cost is untracked`);
-      } else if (this.endpoint.reportsCost === "no") {
-        throw new ConfigError(
-          `Cannot enforce the cost limit ($${this.#costLimit}): ${this.endpoint.baseUrl} does not report cost ` +
-            `and no price is configured; set model.input_cost_per_token and model.output_cost_per_token ` +
-            `(dollars per token), or set agent.cost_limit to 0, or model.cost_tracking: ignore_errors`,
-        );
-      }
-    }
+    this.#costs = new CostPolicy({
+      prices: prices(config, kwargs),
+      endpoint: this.endpoint,
+      costLimit: deps.costLimit > 0 ? deps.costLimit : 0,
+      ignoreErrors: config.cost_tracking === "ignore_errors",
+      log: this.#policy.log,
+    });
+  }
+
+  /**
+   * Decide before the first call whether a cost limit can be enforced (see {@link CostPolicy.ready}).
+   * @throws {ConfigError} when a limit is set and no price can be known
+   */
+  ready(): Promise<void> {
+    return this.#costs.ready();
   }
 
   /**
@@ -289,7 +295,7 @@ export class OpenAIClient implements ChatClient {
     if (this.#stream) Object.assign(payload, { stream: true, stream_options: { include_usage: true } });
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
     const parsed = await retry(this.#url, () => this.#attempt(body, signal), this.#policy, signal);
-    const cost = callCost(parsed.usage, this.#prices) ?? this.#unknownCost();
+    const cost = await this.#costs.cost(parsed.usage);
     const { message, finish_reason, body: response, problem } = parsed;
     return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
   }
@@ -376,26 +382,6 @@ export class OpenAIClient implements ChatClient {
     return new ApiError(`Cannot query model: ${what}${NO_RETRY_HINT[status] ?? ""}`, status);
   }
 
-  #unknownCost(): number {
-    if (this.#ignoreCostErrors) return 0;
-    const why = `${this.endpoint.baseUrl} reported no usage.cost for model "${this.endpoint.model}" and no ` +
-      `price is configured`;
-    const fix = "set model.input_cost_per_token and model.output_cost_per_token (dollars per token)";
-    if (this.#costLimit > 0) {
-      throw new ConfigError(
-        `Cannot enforce the cost limit ($${this.#costLimit}): ${why}, so the cost of the call just made is ` +
-          `unknown; ${fix}, or set agent.cost_limit to 0, or model.cost_tracking: ignore_errors`,
-      );
-    }
-    if (!this.#warnedCost) {
-      this.#warnedCost = true;
-      this.#policy.log(
-        `warning: counting model calls as $0: ${why}; ${fix}, or model.cost_tracking: ignore_errors`,
-      );
-    }
-    return 0;
-  }
-
   #redact(text: string): string {
     for (const secret of this.#key.length >= 4 ? [this.#key, ...this.#secrets] : this.#secrets) {
       text = text.replaceAll(secret, "[REDACTED]");
@@ -452,15 +438,17 @@ function prices(config: OpenAIClientConfig, kwargs: { [key: string]: Json }): Pr
   const output = config.output_cost_per_token ??
     num("model_kwargs.output_cost_per_token", kwargs.output_cost_per_token);
   const cached = config.cache_read_input_token_cost;
+  const written = config.cache_creation_input_token_cost;
   if (input === undefined && output === undefined) return undefined;
   if (input === undefined || output === undefined) {
     throw new ConfigError(
       "Cannot configure model: set both model.input_cost_per_token and model.output_cost_per_token",
     );
   }
-  return cached === undefined
-    ? { input_cost_per_token: input, output_cost_per_token: output }
-    : { input_cost_per_token: input, output_cost_per_token: output, cache_read_input_token_cost: cached };
+  const prices: Prices = { input_cost_per_token: input, output_cost_per_token: output };
+  if (cached !== undefined) prices.cache_read_input_token_cost = cached;
+  if (written !== undefined) prices.cache_creation_input_token_cost = written;
+  return prices;
 }
 
 function num(key: string, value: unknown): number | undefined {
