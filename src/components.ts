@@ -11,6 +11,7 @@ import { ConfigError } from "./errors.ts";
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "./model.ts";
 import { LocalEnvironment } from "./environments/local.ts";
 import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
+import { cacheControlMode } from "./models/_cache_control.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
 import { GATEWAYS } from "./models/_gateways.ts";
 import type { ChatClient, Environment, Model } from "./types.ts";
@@ -52,11 +53,13 @@ export async function makeModel(
     client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
   } else {
     const c = resolveKeys(OPENAI_KEYS, own, "model", { hostEnv: deps.hostEnv });
+    // Upstream's get_model: cache markers for Anthropic-looking names unless the config says otherwise.
+    const cacheControl = cacheControlMode(c.model_name, own.set_cache_control);
     // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).
     if (String(cls).startsWith("openrouter") && !c.model_name.startsWith("openrouter/")) {
       c.model_name = `openrouter/${c.model_name}`;
     }
-    modelConfig = { ...own, ...c };
+    modelConfig = { ...own, ...c, set_cache_control: cacheControl };
     const gateway = spec.gateway ? GATEWAYS[spec.gateway] : undefined;
     if (gateway) deps.log(gateway.note);
     const http = new OpenAIClient({ ...own, ...c }, {

@@ -10,6 +10,7 @@ import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "./conf
 import { parsePythonJson, pythonJsonError } from "./pyjson.ts";
 import { pyStrip } from "./pyrepr.ts";
 import type { PyRegex } from "./pyregex.ts";
+import { markLast, withoutMarker } from "./models/_cache_control.ts";
 import type {
   Action,
   AssistantMessage,
@@ -66,6 +67,14 @@ export const CHAT_MODEL_KEYS = defineKeys({
     defaultDoc: `\`${DEFAULT_TOOLCALL_FORMAT_ERROR}\` (tool calls), upstream's sentence (text)`,
     doc: "Renders the re-prompt after a malformed reply (sees `error`, `actions`, `finish_reason`, " +
       "`has_tool_calls`).",
+  },
+  set_cache_control: {
+    type: "string|null",
+    check: (v) => (v === null || v === "default_end" ? undefined : "must be default_end or null"),
+    defaultDoc: "`default_end` for names containing `anthropic`, `sonnet`, `opus` or `claude`, else none",
+    doc: '`default_end`: the last message of every request carries `cache_control: {"type": "ephemeral"}` ' +
+      "(string content becomes one text part that carries it; a tool message or null content carries it on " +
+      "the message), as upstream; `null` turns it off.",
   },
   action_regex: {
     type: "string",
@@ -158,14 +167,17 @@ export class ChatModel implements Model {
   }
 
   #complete(messages: Message[], signal?: AbortSignal): Promise<Completion> {
+    const marked = this.config.set_cache_control === "default_end";
     const prepared = messages.map((m) => {
       let sent = this.#sent.get(m);
       if (sent === undefined) {
         const { extra: _, ...rest } = m;
-        this.#sent.set(m, sent = rest);
+        this.#sent.set(m, sent = marked ? withoutMarker(rest) : rest);
       }
       return sent;
     });
+    // Only the last message differs from its cached form, so only it is serialised anew.
+    if (marked && prepared.length > 0) prepared[prepared.length - 1] = markLast(prepared.at(-1)!);
     return this.#client.complete(
       this.#format === "toolcall" ? { messages: prepared, tools: [BASH_TOOL] } : { messages: prepared },
       signal,

@@ -1,7 +1,8 @@
 /**
  * Conformance with upstream mini-swe-agent: for our built-in configs and scripted replies, claudius
- * must send the model the same request bodies and record the same messages as upstream's Python
- * harness did (golden files made by tests/testdata/conformance/gen_conformance.py).
+ * must send the model the same request bodies (keys in the same order) and record the same messages
+ * as upstream's Python harness did (golden files made by tests/testdata/conformance/gen_conformance.py),
+ * also for a Claude model name, where upstream marks the last message for prompt caching.
  */
 import { assertEquals } from "./_assert.ts";
 import { startFakeServer } from "./fake_server.ts";
@@ -26,7 +27,7 @@ function normalise(value: unknown, cwd: string, names: [string, string][]): Json
   return parsed;
 }
 
-for (const scenario of ["toolcall", "text"]) {
+for (const scenario of ["toolcall", "text", "claude_toolcall", "claude_text"]) {
   Deno.test(`claudius matches upstream's requests and messages (${scenario} mode)`, async () => {
     const golden = JSON.parse(await Deno.readTextFile(`${DIR}${scenario}_golden.json`));
     const server = await startFakeServer(await loadScript(`${DIR}${golden.replies}`));
@@ -41,7 +42,7 @@ for (const scenario of ["toolcall", "text"]) {
           "--task",
           golden.task,
           "-m",
-          "test-model",
+          golden.model_name,
           "--model-class",
           golden.model_class,
           "--base-url",
@@ -68,6 +69,11 @@ for (const scenario of ["toolcall", "text"]) {
       assertEquals({ exit_status: traj.info.exit_status, submission: traj.info.submission }, golden.result);
       const requests = normalise(server.requests.map((r) => r.body), cwd, names) as Json[];
       assertEquals(requests, golden.requests);
+      // Key order too: the bodies are the same JSON text up to whitespace.
+      assertEquals(
+        requests.map((r) => JSON.stringify(r)),
+        golden.requests.map((r: Json) => JSON.stringify(r)),
+      );
       assertEquals(normalise(traj.messages, cwd, names), golden.messages);
     } finally {
       await server.close();

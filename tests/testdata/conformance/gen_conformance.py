@@ -6,8 +6,9 @@ for our built-in configs and the scripted replies in this folder. Run by hand:
 It needs pydantic, jinja2, pyyaml and requests; upstream's other imports (litellm, rich, tenacity,
 platformdirs) are replaced by inert stand-ins, since the OpenRouter model class talks plain HTTP.
 Each scenario serves the replies from `deno run -A tests/fake_server.ts` and runs upstream's
-DefaultAgent + LocalEnvironment + OpenRouter(Textbased)Model against it. Machine-specific values
-(uname fields, the working directory) are replaced by placeholders. Besides the golden requests and
+DefaultAgent + LocalEnvironment + the model class that upstream's own `get_model` builds for the
+scenario's model name and class (so its defaults apply, e.g. prompt-cache markers for Claude names).
+Machine-specific values (uname fields, the working directory) are replaced by placeholders. Besides the golden requests and
 messages it keeps upstream's own trajectory file of each scenario (`<scenario>_upstream.traj.json`,
 written by upstream's `agent.save()`), which the trajectory library must read as it reads claudius's.
 """
@@ -23,9 +24,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 UPSTREAM = Path(sys.argv[1]).resolve()
+# (golden name, our config, replies, upstream model class, model name)
 SCENARIOS = [
-    ("toolcall", "default.yaml", "toolcall_replies.yaml", "openrouter"),
-    ("text", "textbased.yaml", "text_replies.yaml", "openrouter_textbased"),
+    ("toolcall", "default.yaml", "toolcall_replies.yaml", "openrouter", "test-model"),
+    ("text", "textbased.yaml", "text_replies.yaml", "openrouter_textbased", "test-model"),
+    ("claude_toolcall", "default.yaml", "toolcall_replies.yaml", "openrouter", "anthropic/claude-sonnet-4-5"),
+    ("claude_text", "textbased.yaml", "text_replies.yaml", "openrouter_textbased", "anthropic/claude-sonnet-4-5"),
 ]
 TASK = "Fix the failing test in this repository."
 
@@ -77,8 +81,7 @@ sys.path.insert(0, str(UPSTREAM))
 import yaml  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.environments.local import LocalEnvironment  # noqa: E402
-from minisweagent.models.openrouter_model import OpenRouterModel  # noqa: E402
-from minisweagent.models.openrouter_textbased_model import OpenRouterTextbasedModel  # noqa: E402
+from minisweagent.models import get_model  # noqa: E402
 
 
 def placeholders(text, cwd):
@@ -88,7 +91,7 @@ def placeholders(text, cwd):
     return text
 
 
-for name, config_file, replies, model_class in SCENARIOS:
+for name, config_file, replies, model_class, model_name in SCENARIOS:
     config = yaml.safe_load((ROOT / "config" / config_file).read_text())
     log = Path(tempfile.mkdtemp()) / "requests.jsonl"
     server = subprocess.Popen(
@@ -98,8 +101,7 @@ for name, config_file, replies, model_class in SCENARIOS:
     cwd = tempfile.mkdtemp()
     try:
         model_config = {k: v for k, v in config["model"].items() if k != "model_class"}
-        cls = OpenRouterModel if model_class == "openrouter" else OpenRouterTextbasedModel
-        model = cls(model_name="test-model", **model_config)
+        model = get_model(model_name, {**model_config, "model_class": model_class})
         model._api_url = url + "/chat/completions"
         env_config = {k: v for k, v in config["environment"].items() if k != "environment_class"}
         env = LocalEnvironment(**{**env_config, "cwd": cwd, "timeout": 2})
@@ -116,8 +118,30 @@ for name, config_file, replies, model_class in SCENARIOS:
     for m in messages:
         m.get("extra", {}).pop("timestamp", None)
     requests = [json.loads(line)["body"] for line in log.read_text().splitlines()]
-    golden = {"task": TASK, "model_class": model_class, "config": config_file, "replies": replies,
-              "result": result, "messages": messages, "requests": requests}
+    golden = {"task": TASK, "model_class": model_class, "model_name": model_name, "config": config_file,
+              "replies": replies, "result": result, "messages": messages, "requests": requests}
     text = placeholders(json.dumps(golden, indent=1, ensure_ascii=False), cwd)
     (HERE / f"{name}_golden.json").write_text(text + "\n", encoding="utf-8")
     print(f"{name}: {len(messages)} messages, {len(requests)} requests, {result['exit_status']}")
+
+# Upstream's cache-control marking on its own, for message shapes the scenarios do not reach.
+from minisweagent.models.utils.cache_control import set_cache_control  # noqa: E402
+
+EPH = {"type": "ephemeral"}
+CACHE_CASES = [
+    [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}],
+    [{"role": "user", "content": "u"}, {"role": "assistant", "content": None, "tool_calls": []}],
+    [{"role": "user", "content": "u"}, {"content": "out", "tool_call_id": "c1", "role": "tool"}],
+    [{"role": "user", "content": "u"}, {"content": None, "tool_call_id": "c1", "role": "tool"}],
+    [{"role": "user", "content": ""}],
+    [{"role": "user", "content": "old", "cache_control": EPH},
+     {"role": "user", "content": [{"type": "text", "text": "older", "cache_control": EPH}]},
+     {"role": "assistant", "content": "a", "reasoning_content": "r"}],
+    [{"role": "user", "content": [{"type": "text", "text": "part"}]}],
+    [{"content": [{"type": "text", "text": "t", "cache_control": EPH}], "tool_call_id": "c", "role": "tool",
+      "cache_control": EPH}],
+]
+cache_golden = [{"messages": case, "default_end": set_cache_control(case, mode="default_end"),
+                 "none": set_cache_control(case, mode=None)} for case in CACHE_CASES]
+(HERE / "cache_control_golden.json").write_text(json.dumps(cache_golden, indent=1) + "\n", encoding="utf-8")
+print(f"cache_control: {len(cache_golden)} cases")

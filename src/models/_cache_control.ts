@@ -1,0 +1,88 @@
+/**
+ * Prompt-caching markers as upstream sets them (`set_cache_control: default_end`): the last message
+ * of every request carries `cache_control: {"type": "ephemeral"}`, and no other message does. Upstream
+ * turns it on for model names that look like Anthropic's unless the config sets the key.
+ *
+ * @module
+ */
+import { ConfigError } from "../errors.ts";
+import type { WireMessage } from "../types.ts";
+
+/** The one marker value. */
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/** The marker modes upstream knows: `default_end`, or null for none. */
+export type CacheControlMode = "default_end" | null;
+
+/**
+ * The mode for a model: the configured one (null turns markers off), else `default_end` for names
+ * containing `anthropic`, `sonnet`, `opus` or `claude` (any case), as upstream's `get_model` decides.
+ *
+ * @param modelName the model name as configured, provider prefix included
+ * @param configured `model.set_cache_control` when the config sets it (null included), else undefined
+ * @throws {ConfigError} for a value other than `default_end` or null
+ */
+export function cacheControlMode(modelName: string, configured: unknown): CacheControlMode {
+  if (configured === undefined) {
+    return /anthropic|sonnet|opus|claude/.test(modelName.toLowerCase()) ? "default_end" : null;
+  }
+  if (configured === null || configured === "default_end") return configured;
+  throw new ConfigError(
+    `Cannot configure model: model.set_cache_control must be default_end or null, got ${
+      JSON.stringify(configured)
+    }`,
+  );
+}
+
+/**
+ * A message as sent under a mode: any marker it carries removed (upstream clears older markers before
+ * setting the new one). Messages without markers are returned as they are.
+ */
+export function withoutMarker(message: WireMessage): WireMessage {
+  let out = message;
+  if ("cache_control" in out) {
+    const { cache_control: _, ...rest } = out;
+    out = rest as WireMessage;
+  }
+  const parts: unknown = out.content;
+  if (Array.isArray(parts) && parts.length === 1 && isPart(parts[0]) && "cache_control" in parts[0]) {
+    const { cache_control: _, ...part } = parts[0];
+    out = { ...out, content: [part] as unknown as string };
+  }
+  return out;
+}
+
+/**
+ * A copy of the last message of a request with the marker set: string content becomes one text part
+ * that carries it; null content, and tool messages (a text part without it), carry it on the message.
+ *
+ * @example
+ * ```ts
+ * import { markLast } from "./_cache_control.ts";
+ * markLast({ role: "user", content: "hi" });
+ * // { role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }
+ * ```
+ */
+export function markLast(message: WireMessage): WireMessage {
+  if (message.content === null || message.content === undefined) {
+    return { ...message, cache_control: { ...EPHEMERAL } };
+  }
+  const parts: unknown = message.content;
+  let first: Record<string, unknown>;
+  let rest: unknown[] = [];
+  if (Array.isArray(parts)) {
+    [first = {}, ...rest] = parts as Record<string, unknown>[];
+    first = { ...first, cache_control: { ...EPHEMERAL } };
+  } else {
+    first = { type: "text", text: message.content, cache_control: { ...EPHEMERAL } };
+  }
+  if (message.role === "tool") {
+    const { cache_control: _, ...bare } = first;
+    return { ...message, content: [bare, ...rest] as unknown as string, cache_control: { ...EPHEMERAL } };
+  }
+  return { ...message, content: [first, ...rest] as unknown as string };
+}
+
+function isPart(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
