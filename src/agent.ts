@@ -139,19 +139,18 @@ export class DefaultAgent {
     this.messages = [];
     const start = this.hooks?.start ? await this.hooks.start(this) : undefined;
     if (start) this.extraVars = { ...this.extraVars, ...start.vars };
+    const format = (role: "system" | "user", content: string) =>
+      this.model.formatMessage?.(role, content) ?? { role, content };
     this.addMessages(
-      {
-        role: "system",
-        content: renderTemplate(this.config.system_template, this.templateVars(), "agent.system_template"),
-      },
-      {
-        role: "user",
-        content: renderTemplate(
-          this.config.instance_template,
-          this.templateVars(),
-          "agent.instance_template",
-        ) + (start?.append ?? ""),
-      },
+      format(
+        "system",
+        renderTemplate(this.config.system_template, this.templateVars(), "agent.system_template"),
+      ),
+      format(
+        "user",
+        renderTemplate(this.config.instance_template, this.templateVars(), "agent.instance_template") +
+          (start?.append ?? ""),
+      ),
     );
     return await this.continue();
   }

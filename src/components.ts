@@ -12,6 +12,7 @@ import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "./model.ts";
 import { LocalEnvironment } from "./environments/local.ts";
 import { OPENAI_KEYS, OpenAIClient } from "./models/openai.ts";
 import { cacheControlMode } from "./models/_cache_control.ts";
+import type { ResponsesClient } from "./models/responses.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
 import { GATEWAYS } from "./models/_gateways.ts";
 import type { ChatClient, Environment, Model } from "./types.ts";
@@ -71,12 +72,22 @@ export async function makeModel(
     });
     await http.ready();
     client = http;
+    if (spec.format === "response") {
+      const { ResponsesModel } = await import("./models/responses.ts");
+      const limits = deps.globalLimits;
+      // Counted for the global limits as GlobalLimits.count counts chat calls.
+      const counted: ResponsesClient = limits
+        ? { respond: (r, s) => http.respond(r, s).then((out) => (limits.add(out.cost), out)) }
+        : http;
+      return new ResponsesModel(modelConfig, counted, spec.style ?? "plain", spec.type);
+    }
   }
   if (deps.globalLimits) client = deps.globalLimits.count(client);
   const regex = spec.format === "text"
     ? await compileActionRegex(String(modelConfig.action_regex ?? CHAT_MODEL_KEYS.action_regex.default))
     : undefined;
-  return new ChatModel(modelConfig, client, spec.format, spec.type, regex);
+  const format = spec.format === "text" ? "text" : "toolcall";
+  return new ChatModel(modelConfig, client, format, spec.type, regex);
 }
 
 /**

@@ -88,7 +88,10 @@ export const RUN_KEYS = defineKeys({
 /** How a model class talks (HTTP or a replayed script) and writes its actions. */
 export interface ModelClass {
   transport: "http" | "scripted";
-  format: "toolcall" | "text";
+  /** Tool calls or one fenced block (chat completions), or tool calls over the Responses API. */
+  format: "toolcall" | "text" | "response";
+  /** Responses API: system and user messages as `{role, content}` (litellm) or typed (OpenRouter). */
+  style?: "plain" | "typed";
   /** Recorded as `info.config.model_type`. */
   type: string;
   /** An OpenAI-compatible gateway upstream reaches with its own client (a key of `GATEWAYS`). */
@@ -102,6 +105,7 @@ const http = (format: ModelClass["format"], type: string): ModelClass => ({
 });
 const TOOLCALL = "claudius.models.OpenAIModel";
 const TEXT = "claudius.models.OpenAITextbasedModel";
+const RESPONSE = "claudius.models.ResponsesModel";
 
 /** Every model class name (upstream's names are aliases of claudius's two HTTP classes). */
 export const MODEL_CLASSES: Record<string, ModelClass> = {
@@ -111,6 +115,9 @@ export const MODEL_CLASSES: Record<string, ModelClass> = {
   openai_textbased: http("text", TEXT),
   litellm_textbased: http("text", TEXT),
   openrouter_textbased: http("text", TEXT),
+  openai_response: http("response", RESPONSE),
+  litellm_response: http("response", RESPONSE),
+  openrouter_response: { ...http("response", RESPONSE), style: "typed" },
   portkey: { ...http("toolcall", TOOLCALL), gateway: "portkey" },
   requesty: { ...http("toolcall", TOOLCALL), gateway: "requesty" },
   scripted: { transport: "scripted", format: "toolcall", type: "claudius.models.ScriptedModel" },
@@ -188,6 +195,9 @@ export const SCHEMA: Record<Section, SectionDef> = {
       openrouter: "upstream's name: `openai` with OpenRouter's dialect",
       litellm_textbased: "upstream's name: `openai_textbased`",
       openrouter_textbased: "upstream's name: `openai_textbased` with OpenRouter's dialect",
+      openai_response: "any endpoint of the Responses API (`<base_url>/responses`), tool calls",
+      litellm_response: "upstream's name: `openai_response`",
+      openrouter_response: "upstream's name: `openai_response` with OpenRouter's message shapes",
       portkey: "upstream's Portkey gateway: `openai` at `https://api.portkey.ai/v1` with Portkey's headers",
       requesty: "upstream's Requesty gateway: `openai` at `https://router.requesty.ai/v1`",
       scripted: "replays `script` or `replies`, for tests and demos; tool calls",

@@ -17,6 +17,16 @@ const clip = (
 export function formatForDisplay(message: Message, color: boolean): string {
   const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const extra = message.extra ?? {};
+  // Responses API messages: the response object, typed messages, function call outputs.
+  if (message.object === "response") {
+    const items = (Array.isArray(message.output) ? message.output : []) as Record<string, unknown>[];
+    const content = items.filter((i) => i.type === "message").map((i) => partsText(i.content)).join("\n");
+    return formatForDisplay({ ...message, role: "assistant", content } as Message, color);
+  }
+  if (message.type === "function_call_output") return observation(message, paint);
+  if (Array.isArray(message.content)) {
+    return formatForDisplay({ ...message, content: partsText(message.content) } as Message, color);
+  }
   switch (message.role) {
     case "system":
     case "user":
@@ -45,4 +55,10 @@ function observation(message: Message, paint: (code: string, s: string) => strin
     `── returncode ${rc}${extra.exception_info ? ` (${extra.exception_info})` : ""} ──`,
   );
   return `${head}\n${clip(String(extra.raw_output ?? ""))}`;
+}
+
+/** The text of typed content parts (`input_text`, `output_text`, `text`). */
+function partsText(content: unknown): string {
+  if (!Array.isArray(content)) return typeof content === "string" ? content : "";
+  return content.map((p) => (typeof p?.text === "string" ? p.text : "")).join("");
 }

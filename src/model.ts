@@ -88,6 +88,46 @@ export const CHAT_MODEL_KEYS = defineKeys({
 /** The resolved model keys of this layer. */
 export type ChatModelConfig = ConfigOf<typeof CHAT_MODEL_KEYS>;
 
+/**
+ * Read one call of the `bash` tool as upstream does: the arguments must be JSON (Python's `json`
+ * error text otherwise, NaN and Infinity parsed as Python parses them), the tool `bash`, the
+ * arguments a mapping with `command`.
+ *
+ * @param name the called tool's name
+ * @param args the arguments text (anything else fails as Python's `json.loads` fails on it)
+ * @returns the command (a non-string `command` as JSON), or the format error upstream reports
+ */
+export function bashCall(name: unknown, args: unknown): { command?: string; error: string } {
+  let error = "";
+  let parsed: unknown = {};
+  const jsonError = typeof args === "string" ? pythonJsonError(args) : notText(args);
+  if (jsonError !== undefined) error = `Error parsing tool call arguments: ${jsonError}.`;
+  else if (typeof args === "string") parsed = parsePythonJson(args);
+  if (name !== "bash") error += `Unknown tool '${name}'.`;
+  const command = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>).command
+    : undefined;
+  if (command === undefined) error += "Missing 'command' argument in bash tool call.";
+  if (error) return { error: error.trim() };
+  return { command: typeof command === "string" ? command : JSON.stringify(command), error: "" };
+}
+
+/** Python's `json.loads` error for a value that is not text. */
+function notText(value: unknown): string {
+  const type = value === null || value === undefined
+    ? "NoneType"
+    : Array.isArray(value)
+    ? "list"
+    : typeof value === "object"
+    ? "dict"
+    : typeof value === "boolean"
+    ? "bool"
+    : typeof value === "number"
+    ? (Number.isInteger(value) ? "int" : "float")
+    : typeof value;
+  return `the JSON object must be str, bytes or bytearray, not ${type}`;
+}
+
 /** A {@link Model} over a chat client, in tool-call or text mode. */
 export class ChatModel implements Model {
   readonly config: Record<string, unknown>;
@@ -227,22 +267,9 @@ export class ChatModel implements Model {
       fail("No tool calls found in the response. Every response MUST include at least one tool call.", false);
     }
     return calls.map((call) => {
-      let error = "";
-      let args: unknown = {};
-      const text = call.function?.arguments ?? "";
-      const jsonError = pythonJsonError(text);
-      if (jsonError !== undefined) error = `Error parsing tool call arguments: ${jsonError}.`;
-      else args = parsePythonJson(text);
-      if (call.function?.name !== "bash") error += `Unknown tool '${call.function?.name}'.`;
-      const command = typeof args === "object" && args !== null && !Array.isArray(args)
-        ? (args as Record<string, unknown>).command
-        : undefined;
-      if (command === undefined) error += "Missing 'command' argument in bash tool call.";
-      if (error) fail(error.trim(), true);
-      return {
-        command: typeof command === "string" ? command : JSON.stringify(command),
-        tool_call_id: call.id,
-      };
+      const { command, error } = bashCall(call.function?.name, call.function?.arguments ?? "");
+      if (error) fail(error, true);
+      return { command: command!, tool_call_id: call.id };
     });
   }
 

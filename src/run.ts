@@ -96,7 +96,8 @@ async function mechanismHooks(
 ) {
   if (Object.keys(enabledMechanisms(config.mechanisms)).length === 0) return undefined;
   const { createMechanisms, fenceRegex } = await import("./mechanisms/mechanisms.ts");
-  const format = MODEL_CLASSES[String(config.model.model_class)]?.format ?? "toolcall";
+  // The mechanisms see tool calls for the Responses API classes too.
+  const format = MODEL_CLASSES[String(config.model.model_class)]?.format === "text" ? "text" : "toolcall";
   const fence = config.mechanisms.file_actions.enabled && format === "text"
     ? config.mechanisms.file_actions.fence
     : "";

@@ -224,4 +224,9 @@ export interface Model {
   ): (ToolMessage | UserMessage)[];
   /** Config fields exposed to templates. */
   templateVars(): Vars;
+  /**
+   * The system or first user message in the model's own shape (upstream's `format_message`);
+   * without it, `{role, content}`.
+   */
+  formatMessage?(role: "system" | "user", content: string): Message;
 }

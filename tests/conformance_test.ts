@@ -27,7 +27,16 @@ function normalise(value: unknown, cwd: string, names: [string, string][]): Json
   return parsed;
 }
 
-for (const scenario of ["toolcall", "text", "claude_toolcall", "claude_text"]) {
+for (
+  const scenario of [
+    "toolcall",
+    "text",
+    "claude_toolcall",
+    "claude_text",
+    "openrouter_response",
+    "litellm_response",
+  ]
+) {
   Deno.test(`claudius matches upstream's requests and messages (${scenario} mode)`, async () => {
     const golden = JSON.parse(await Deno.readTextFile(`${DIR}${scenario}_golden.json`));
     const server = await startFakeServer(await loadScript(`${DIR}${golden.replies}`));
@@ -74,7 +83,12 @@ for (const scenario of ["toolcall", "text", "claude_toolcall", "claude_text"]) {
         requests.map((r) => JSON.stringify(r)),
         golden.requests.map((r: Json) => JSON.stringify(r)),
       );
-      assertEquals(normalise(traj.messages, cwd, names), golden.messages);
+      const messages = normalise(traj.messages, cwd, names) as Json[];
+      assertEquals(messages, golden.messages);
+      assertEquals(
+        messages.map((m) => JSON.stringify(m)),
+        golden.messages.map((m: Json) => JSON.stringify(m)),
+      );
     } finally {
       await server.close();
     }

@@ -8,7 +8,14 @@
  *
  * @module
  */
-import { isFault, loadScript, type ScriptReply, toCompletionBody } from "../src/models/_script.ts";
+import {
+  isFault,
+  loadScript,
+  type ScriptMessageReply,
+  type ScriptReply,
+  toCompletionBody,
+  toResponsesBody,
+} from "../src/models/_script.ts";
 import type { Json } from "../src/types.ts";
 
 /** One request the server received. */
@@ -29,7 +36,7 @@ export interface RecordedRequest {
 export interface FakeServer {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:41234/v1`. */
   url: string;
-  /** Requests to `/v1/chat/completions`, in arrival order. */
+  /** Requests to `/v1/chat/completions` and `/v1/responses`, in arrival order. */
   requests: RecordedRequest[];
   /** `performance.now()` when each response was written (or the connection dropped), per request. */
   responseSentAt: number[];
@@ -51,7 +58,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Start the server on 127.0.0.1 (a free port). POST `/v1/chat/completions` plays the script in order;
+ * Start the server on 127.0.0.1 (a free port). POST `/v1/chat/completions` (chat completion bodies) and
+ * POST `/v1/responses` (Responses API bodies) play the script in order, faults included;
  * after its end, requests get HTTP 500 with a body saying so.
  *
  * @example
@@ -82,10 +90,13 @@ export function startFakeServer(
     });
 
   async function answer(conn: Deno.Conn, request: RecordedRequest): Promise<boolean> {
-    if (request.method !== "POST" || request.path.replace(/\/+$/, "") !== "/v1/chat/completions") {
+    const route = request.path.replace(/\/+$/, "");
+    if (request.method !== "POST" || (route !== "/v1/chat/completions" && route !== "/v1/responses")) {
       await write(conn, response(404, JSON.stringify({ error: { message: `no route ${request.path}` } })));
       return true;
     }
+    const toBody = (r: ScriptMessageReply, i: number, model: string) =>
+      route === "/v1/responses" ? toResponsesBody(r, i, model) : toCompletionBody(r, i, model);
     const index = requests.length;
     requests.push(request);
     await opts.onRequest?.(request, index);
@@ -108,7 +119,7 @@ export function startFakeServer(
       (isRecord(request.body) && typeof request.body.model === "string" ? request.body.model : "fake");
     const streamed = isRecord(request.body) && request.body.stream === true;
     if (!isFault(reply)) {
-      const body = toCompletionBody(reply, index, model);
+      const body = toBody(reply, index, model);
       if (!streamed) return await send(200, JSON.stringify(body));
       await writeStream(conn, toStreamEvents(body), opts.streamDelayMs ?? 0, wait, keep);
       sent();
@@ -134,9 +145,7 @@ export function startFakeServer(
           sent();
           return false;
         }
-        const body = encoder.encode(
-          JSON.stringify(toCompletionBody({ content: "x".repeat(200) }, index, "fake")),
-        );
+        const body = encoder.encode(JSON.stringify(toBody({ content: "x".repeat(200) }, index, "fake")));
         const head =
           `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`;
         await write(conn, concat(encoder.encode(head), body.subarray(0, body.length >> 1)));

@@ -283,7 +283,7 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
           },
           signal: controller.signal,
           onMessage: (m: Message) => {
-            if (m.role === "assistant") steps++;
+            if (m.role === "assistant" || m.object === "response") steps++;
             cost += Number(m.extra?.cost ?? 0) || 0;
             progress.update(key, steps, cost);
           },

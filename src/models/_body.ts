@@ -17,7 +17,8 @@ export class RequestBodies {
   /**
    * The envelope is serialised with an empty message list and the cached message bytes are copied
    * in. Falls back to a plain `JSON.stringify` when the envelope is not the expected
-   * `{"model":...,"messages":[...` (e.g. `extra_body` replaced `messages`).
+   * `{"model":...,"messages":[...` (e.g. `extra_body` replaced `messages`). `key` names the list
+   * (`input` for the Responses API).
    *
    * @example
    * ```ts
@@ -26,10 +27,14 @@ export class RequestBodies {
    * new RequestBodies().serialise({ model: "m", messages }, messages); // UTF-8 of {"model":"m","messages":[...]}
    * ```
    */
-  serialise(data: { [key: string]: unknown }, messages: readonly object[]): string | Uint8Array[] {
-    if (data.messages !== messages) return JSON.stringify(data);
-    const envelope = JSON.stringify({ ...data, messages: [] });
-    const head = `{"model":${JSON.stringify(data.model)},"messages":[`;
+  serialise(
+    data: { [key: string]: unknown },
+    messages: readonly object[],
+    key = "messages",
+  ): string | Uint8Array[] {
+    if (data[key] !== messages) return JSON.stringify(data);
+    const envelope = JSON.stringify({ ...data, [key]: [] });
+    const head = `{"model":${JSON.stringify(data.model)},${JSON.stringify(key)}:[`;
     if (typeof data.model !== "string" || !envelope.startsWith(`${head}]`)) return JSON.stringify(data);
     const headBytes = encoder.encode(head);
     const tailBytes = encoder.encode(envelope.slice(head.length));

@@ -31,8 +31,9 @@ const sub = (o: Json | undefined, key: string) =>
   typeof o === "object" && o !== null && !Array.isArray(o) ? o[key] : undefined;
 
 /**
- * Token counts from an OpenAI-style `usage`, with the cache fields providers use: OpenAI and
- * OpenRouter `prompt_tokens_details.cached_tokens` / `.cache_write_tokens`, DeepSeek
+ * Token counts from an OpenAI-style `usage` (chat completions or Responses API), with the cache
+ * fields providers use: OpenAI and OpenRouter `prompt_tokens_details.cached_tokens` (Responses:
+ * `input_tokens_details`) / `.cache_write_tokens`, DeepSeek
  * `prompt_cache_hit_tokens`, Moonshot `cached_tokens`, Anthropic-style (litellm)
  * `cache_read_input_tokens` / `cache_creation_input_tokens`.
  *
@@ -40,10 +41,11 @@ const sub = (o: Json | undefined, key: string) =>
  * @returns the counts, or undefined without `prompt_tokens` and `completion_tokens`
  */
 export function tokenCounts(usage: { [key: string]: Json }): TokenCounts | undefined {
-  const input = count(usage.prompt_tokens);
-  const output = count(usage.completion_tokens);
+  // Chat completions say prompt/completion tokens; the Responses API says input/output tokens.
+  const input = count(usage.prompt_tokens) ?? count(usage.input_tokens);
+  const output = count(usage.completion_tokens) ?? count(usage.output_tokens);
   if (input === undefined || output === undefined) return undefined;
-  const details = usage.prompt_tokens_details;
+  const details = usage.prompt_tokens_details ?? usage.input_tokens_details;
   const read = count(sub(details, "cached_tokens")) ?? count(usage.prompt_cache_hit_tokens) ??
     count(usage.cached_tokens) ?? count(usage.cache_read_input_tokens) ?? 0;
   const write = count(sub(details, "cache_write_tokens")) ?? count(usage.cache_creation_input_tokens) ?? 0;

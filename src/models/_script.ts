@@ -214,6 +214,77 @@ export function toCompletionBody(reply: ScriptMessageReply, index: number, model
   };
 }
 
+/**
+ * Build the Responses API body (`object: "response"`) a provider would send for a scripted reply:
+ * a reasoning item (from `reasoning_content`), a message item (from `content`), then one
+ * `function_call` item per call; `finish_reason: length` becomes `status: incomplete` for
+ * `max_output_tokens`.
+ *
+ * @example
+ * ```ts
+ * import { toResponsesBody } from "./_script.ts";
+ * const body = toResponsesBody({ commands: ["ls"] }, 0, "scripted");
+ * ```
+ * @param reply a message reply (not a fault)
+ * @param index the reply's 0-based position in the script (ids derive from it)
+ * @param model the model name echoed in the body
+ * @returns the response body
+ */
+export function toResponsesBody(reply: ScriptMessageReply, index: number, model: string): Json {
+  const output: Json[] = [];
+  if (reply.reasoning_content !== undefined) {
+    const text = typeof reply.reasoning_content === "string"
+      ? reply.reasoning_content
+      : JSON.stringify(reply.reasoning_content);
+    output.push({ type: "reasoning", id: `rs_${index}`, summary: [{ type: "summary_text", text }] });
+  }
+  if (reply.content) {
+    output.push({
+      type: "message",
+      id: `msg_${index}`,
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: reply.content, annotations: [] }],
+    });
+  }
+  const calls = reply.tool_calls ?? (reply.commands ?? []).map((command, j): Json => ({
+    id: `call_${index}_${j}`,
+    function: { name: "bash", arguments: JSON.stringify({ command }) },
+  }));
+  calls.forEach((call, j) => {
+    const c = isRecord(call) ? call : {};
+    const fn = isRecord(c.function) ? c.function : {};
+    output.push({
+      type: "function_call",
+      id: `fc_${index}_${j}`,
+      call_id: toJson(c.id),
+      name: toJson(fn.name),
+      arguments: toJson(fn.arguments),
+      status: "completed",
+    });
+  });
+  const incomplete = reply.finish_reason === "length";
+  const usage: { [key: string]: Json } = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+    ...reply.usage,
+  };
+  if (reply.cost !== undefined) usage.cost = reply.cost;
+  return {
+    id: `resp_scripted_${index}`,
+    object: "response",
+    created_at: SCRIPT_CREATED,
+    status: incomplete ? "incomplete" : "completed",
+    incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+    model,
+    output,
+    usage,
+  };
+}
+
 function checkKeys(entry: Record<string, unknown>, allowed: string[]): void {
   for (const key of Object.keys(entry)) {
     if (!allowed.includes(key)) throw new Error(`unknown key "${key}" (allowed: ${allowed.join(", ")})`);

@@ -140,6 +140,48 @@ function toToolCall(call: Json): ToolCall | string {
   return { ...call, id, type: "function", function: { ...fn, name: fn.name, arguments: text } };
 }
 
+/** A Responses API body, checked: the response object and what the clients read from it. */
+export interface ParsedResponse {
+  /** The whole response object (`object: "response"`, `output`, `status`, `usage`, ...). */
+  body: { [key: string]: Json };
+  /** The output items (messages, reasoning, function calls), as returned. */
+  output: { [key: string]: Json }[];
+  /** `status`, or `length` when it is `incomplete` for `max_output_tokens`, as upstream derives it. */
+  finish_reason: string | null;
+  usage: { [key: string]: Json } | undefined;
+}
+
+/**
+ * Parse and check a Responses API body: an object whose `output` is a list of items.
+ *
+ * @param text the body text
+ * @throws {MalformedBodyError} when it is not JSON or not a response
+ */
+export function parseResponsesBody(text: string): ParsedResponse {
+  let data: Json;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new MalformedBodyError(`Cannot parse response: body is not JSON (${snippet(text)})`);
+  }
+  if (!isObject(data) || !Array.isArray(data.output) || !data.output.every(isObject)) {
+    const error = isObject(data) && isObject(data.error) ? data.error.message : undefined;
+    const why = typeof error === "string" ? `: provider error: ${oneLine(error)}` : "";
+    throw new MalformedBodyError(`Cannot parse response: body has no output list${why}`);
+  }
+  const status = typeof data.status === "string" ? data.status : null;
+  const details = data.incomplete_details;
+  const finish = status === "incomplete" && isObject(details) && details.reason === "max_output_tokens"
+    ? "length"
+    : status;
+  return {
+    body: data,
+    output: data.output as { [key: string]: Json }[],
+    finish_reason: finish,
+    usage: isObject(data.usage) ? data.usage : undefined,
+  };
+}
+
 /** True for a JSON object (not an array, not null). */
 export function isObject(value: Json | undefined): value is { [key: string]: Json } {
   return typeof value === "object" && value !== null && !Array.isArray(value);

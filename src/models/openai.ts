@@ -16,6 +16,8 @@ import {
   oneLine,
   parseCompletionBody,
   type ParsedBody,
+  type ParsedResponse,
+  parseResponsesBody,
   ProviderErrorBody,
 } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
@@ -183,11 +185,14 @@ export class OpenAIClient implements ChatClient {
   /** Where requests go: `${endpoint.baseUrl}/chat/completions`. */
   readonly endpoint: Endpoint;
   #url: string;
+  #responsesUrl: string;
   #key: string;
   #secrets: string[] = [];
   #keyEnv: string | undefined;
   #headers: Record<string, string>;
   #body: { [key: string]: Json };
+  /** `model_kwargs` as sent: the Responses API gets these without the preset's chat-only fields. */
+  #kwargs: { [key: string]: Json };
   #timeoutMs: number;
   #policy: RetryPolicy;
   #costs: CostPolicy;
@@ -226,6 +231,7 @@ export class OpenAIClient implements ChatClient {
       ? gateway.endpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env)
       : resolveEndpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env);
     this.#url = `${this.endpoint.baseUrl}/chat/completions`;
+    this.#responsesUrl = `${this.endpoint.baseUrl}/responses`;
     this.#keyEnv = this.endpoint.apiKeyEnv;
     this.#key = this.#keyEnv === undefined ? "" : deps.env[this.#keyEnv] ?? "";
 
@@ -248,7 +254,8 @@ export class OpenAIClient implements ChatClient {
       throw new ConfigError("Cannot configure model: model.model_kwargs.extra_body must be a mapping");
     }
     const sent = Object.entries(kwargs).filter(([key]) => !DROPPED.includes(key) && !HANDLED.includes(key));
-    this.#body = { ...this.endpoint.body, ...Object.fromEntries(sent), ...extraBody };
+    this.#kwargs = { ...Object.fromEntries(sent), ...extraBody };
+    this.#body = { ...this.endpoint.body, ...this.#kwargs };
 
     const kwargTimeout = num("model_kwargs.timeout", kwargs.timeout) ??
       num("model_kwargs.request_timeout", kwargs.request_timeout);
@@ -294,20 +301,55 @@ export class OpenAIClient implements ChatClient {
     if (request.tools !== undefined) payload.tools = request.tools;
     if (this.#stream) Object.assign(payload, { stream: true, stream_options: { include_usage: true } });
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
-    const parsed = await retry(this.#url, () => this.#attempt(body, signal), this.#policy, signal);
+    const url = this.#url;
+    const parse = (text: string | Json): ParsedBody => parseCompletionBody(text);
+    const parsed = await retry(url, () => this.#attempt(url, body, parse, signal), this.#policy, signal);
     const cost = await this.#costs.cost(parsed.usage);
     const { message, finish_reason, body: response, problem } = parsed;
     return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
   }
 
-  async #attempt(body: string | Uint8Array[], signal?: AbortSignal): Promise<ParsedBody> {
+  /**
+   * Send one Responses API request (`POST /responses`), stateless: `input` carries the whole
+   * conversation, `model_kwargs` are merged in, and the call's cost is worked out as for chat.
+   *
+   * @param request the input items and tools
+   * @param signal aborts at once, also between attempts
+   * @returns the parsed response and its cost
+   * @throws {ApiError} on a non-retryable HTTP status or when attempts run out
+   * @throws {ConfigError} when the call's cost is unknown and a cost limit is set
+   */
+  async respond(
+    request: { input: readonly Json[]; tools: Json[] },
+    signal?: AbortSignal,
+  ): Promise<ParsedResponse & { cost: number }> {
+    const payload = {
+      model: this.endpoint.model,
+      input: request.input,
+      tools: request.tools,
+      ...this.#kwargs,
+    };
+    const body = this.#bodies.serialise(payload, request.input as object[], "input");
+    const url = this.#responsesUrl;
+    const parse = (text: string | Json) =>
+      parseResponsesBody(typeof text === "string" ? text : JSON.stringify(text));
+    const parsed = await retry(url, () => this.#attempt(url, body, parse, signal), this.#policy, signal);
+    return { ...parsed, cost: await this.#costs.cost(parsed.usage) };
+  }
+
+  async #attempt<T>(
+    url: string,
+    body: string | Uint8Array[],
+    parse: (text: string | Json) => T,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     let status = 0, headers: Headers, text: string | Json;
     try {
-      const response = await fetch(this.#url, {
+      const response = await fetch(url, {
         method: "POST",
         headers: this.#headers,
         body: typeof body === "string" ? body : this.#lengthRequired ? joined(body) : streamOf(body),
@@ -342,11 +384,11 @@ export class OpenAIClient implements ChatClient {
       // A server that wants a Content-Length: send whole bodies from now on (more memory, same bytes).
       this.#lengthRequired = true;
       this.#policy.log(`note: ${this.endpoint.baseUrl} wants a Content-Length; sending whole request bodies`);
-      return await this.#attempt(body, signal);
+      return await this.#attempt(url, body, parse, signal);
     }
-    if (status < 200 || status > 299) throw this.#statusError(status, headers, String(text));
+    if (status < 200 || status > 299) throw this.#statusError(url, status, headers, String(text));
     try {
-      return parseCompletionBody(text);
+      return parse(text);
     } catch (error) {
       // Not JSON, or the provider's error object: nothing was served, so another attempt buys nothing twice.
       if (error instanceof MalformedBodyError) throw new TransientError(this.#redact(error.message), status);
@@ -362,9 +404,9 @@ export class OpenAIClient implements ChatClient {
     }
   }
 
-  #statusError(status: number, headers: Headers, text: string): Error {
+  #statusError(url: string, status: number, headers: Headers, text: string): Error {
     const detail = this.#redact(providerMessage(text));
-    const what = `HTTP ${status} from ${this.#url}${detail === "" ? "" : `: ${detail}`}`;
+    const what = `HTTP ${status} from ${url}${detail === "" ? "" : `: ${detail}`}`;
     if (status === 408 || status === 409 || status === 429 || status >= 500) {
       return new TransientError(what, status, parseRetryAfter(headers.get("retry-after")));
     }

@@ -30,6 +30,8 @@ SCENARIOS = [
     ("text", "textbased.yaml", "text_replies.yaml", "openrouter_textbased", "test-model"),
     ("claude_toolcall", "default.yaml", "toolcall_replies.yaml", "openrouter", "anthropic/claude-sonnet-4-5"),
     ("claude_text", "textbased.yaml", "text_replies.yaml", "openrouter_textbased", "anthropic/claude-sonnet-4-5"),
+    ("openrouter_response", "default.yaml", "toolcall_replies.yaml", "openrouter_response", "test-model"),
+    ("litellm_response", "default.yaml", "toolcall_replies.yaml", "litellm_response", "test-model"),
 ]
 TASK = "Fix the failing test in this repository."
 
@@ -74,7 +76,40 @@ stub("rich")
 stub("rich.console", Console=_Console)
 stub("rich.logging", RichHandler=lambda *a, **k: logging.NullHandler())
 stub("platformdirs", user_config_dir=lambda name: tempfile.mkdtemp())
-stub("litellm")
+class _LitellmResponse:
+    """What litellm.responses() returns: attribute access plus model_dump()."""
+
+    def __init__(self, data):
+        self.__dict__.update(data)
+        self._data = data
+
+    def model_dump(self, mode=None):
+        return json.loads(json.dumps(self._data))
+
+
+class _LitellmError(Exception):
+    pass
+
+
+LITELLM_URL = {}
+
+
+def _litellm_responses(**kwargs):
+    # The request litellm would send to an OpenAI-compatible /responses endpoint: its arguments.
+    import requests
+    r = requests.post(LITELLM_URL["url"] + "/responses", data=json.dumps(kwargs),
+                      headers={"Content-Type": "application/json"}, timeout=60)
+    r.raise_for_status()
+    return _LitellmResponse(r.json())
+
+
+litellm = stub("litellm", responses=_litellm_responses)
+litellm.exceptions = stub("litellm.exceptions", **{name: type(name, (_LitellmError,), {}) for name in [
+    "UnsupportedParamsError", "NotFoundError", "PermissionDeniedError", "ContextWindowExceededError",
+    "AuthenticationError"]})
+litellm.cost_calculator = stub("litellm.cost_calculator",
+                               completion_cost=lambda response, model=None: response._data["usage"]["cost"])
+litellm.utils = stub("litellm.utils", register_model=lambda *a, **k: None)
 os.environ["MSWEA_SILENT_STARTUP"] = "1"
 sys.path.insert(0, str(UPSTREAM))
 
@@ -102,7 +137,8 @@ for name, config_file, replies, model_class, model_name in SCENARIOS:
     try:
         model_config = {k: v for k, v in config["model"].items() if k != "model_class"}
         model = get_model(model_name, {**model_config, "model_class": model_class})
-        model._api_url = url + "/chat/completions"
+        model._api_url = url + ("/responses" if model_class.endswith("_response") else "/chat/completions")
+        LITELLM_URL["url"] = url
         env_config = {k: v for k, v in config["environment"].items() if k != "environment_class"}
         env = LocalEnvironment(**{**env_config, "cwd": cwd, "timeout": 2})
         agent = DefaultAgent(model, env, **config["agent"])
