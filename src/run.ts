@@ -14,6 +14,7 @@ import { ConfigError, errorExitMessage, InterruptAgentFlow, RuntimeError } from 
 import { pyRepr } from "./template/_format.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
 import { makeEnvironment, makeModel, resolvePath } from "./components.ts";
+import { warnSlowBashEnv } from "./environments/_bash_env.ts";
 import { type InfoExtras, type TrajectoryInfo, trajectoryInfo } from "./trajectory_info.ts";
 import { OUTPUT_SECRET_MIN_LENGTH, secretValues } from "./redact.ts";
 import { enabledMechanisms } from "./mechanisms/_keys.ts";
@@ -224,6 +225,7 @@ export async function runEpisode(
     try {
       await env.start(deps.signal);
       started = true;
+      await warnSlowBashEnv(env, config.environment, deps.log, deps.signal);
       // A kept working directory is set up already; a new container is not.
       if (!resume || resume.restarted) {
         if (episode.setup) await env.execute({ command: episode.setup }, deps.signal);

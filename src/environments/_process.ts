@@ -34,12 +34,12 @@ const MERGE_PREFIX = "exec 2>&1; ";
  * wrapper's extra exec (~1.2 ms a command). What the shell prints before that (a syntax error on
  * line 1, login-profile noise) goes to stderr and is put in front of the output afterwards.
  */
-function shellFastPath(argv: string[]): string[] | undefined {
+function shellFastPath(argv: string[], prefix: string): string[] | undefined {
   const [shell, flag, command, ...rest] = argv;
   if (rest.length || command === undefined || !/(^|\/)(ba)?sh$/.test(shell!) || !/^-[a-z]*c$/.test(flag!)) {
     return undefined;
   }
-  return [shell!, flag!, MERGE_PREFIX + command];
+  return [shell!, flag!, MERGE_PREFIX + prefix + command];
 }
 
 /**
@@ -74,6 +74,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Cap on characters kept in memory (default {@link CAPTURE_CAP}). */
   maxChars?: number;
+  /**
+   * Shell code run before a `[bash|sh, -c, command]` command on its first line and, like the stderr
+   * merge, hidden from the shell's own messages (e.g. `export BASH_ENV=...; `). Default none.
+   */
+  shellPrefix?: string;
   /**
    * Called once on timeout/abort, before the local group is killed (waited for at most 5 s); docker
    * uses it to kill the command inside the container. Its errors are ignored.
@@ -127,7 +132,8 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
     /^-[a-z]*c$/.test(argv.at(-2)!);
   const stdinText = viaStdin ? argv.at(-1)! : undefined;
   if (viaStdin) argv = [...argv.slice(0, -1), FROM_STDIN];
-  const fast = shellFastPath(argv);
+  const prefix = opts.shellPrefix ?? "";
+  const fast = shellFastPath(argv, prefix);
   const spawnArgv = fast ?? ["bash", "-c", WRAPPER, "claudius", ...argv];
   const options: Deno.CommandOptions = {
     args: spawnArgv.slice(1),
@@ -222,7 +228,7 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
           ? new Deno.errors.PermissionDenied(message)
           : new Deno.errors.NotFound(message);
       }
-      const before = textMode(err).replaceAll("`" + MERGE_PREFIX, "`");
+      const before = textMode(err).replaceAll("`" + MERGE_PREFIX + prefix, "`");
       text = before + text;
       totalChars += codePointLength(before);
     } else if (typeof err === "string" && err.trim() !== "" && status.code === 127 && reason === null) {

@@ -1,6 +1,7 @@
 /**
  * The local environment: every action runs in a fresh `bash -c` on the host, in its own process
- * group, with stdin closed and stdout+stderr merged.
+ * group, with stdin closed and stdout+stderr merged. Like upstream's `/bin/sh -c`, it does not
+ * source `BASH_ENV` (the variable still reaches the command).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../type
 import { killGroups, runCommand } from "./_process.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
+import { withoutBashEnv } from "./_bash_env.ts";
 
 /** The keys of `environment_class: local`. */
 export const LOCAL_KEYS = COMMON_ENVIRONMENT_KEYS;
@@ -81,9 +83,12 @@ export class LocalEnvironment implements Environment {
     const { command } = action;
     const { cwd, env, timeout, interpreter } = this.config;
     const signals = signal ? [signal, this.#closing.signal] : [this.#closing.signal];
+    // Like upstream's /bin/sh, bash must not source BASH_ENV before the command (see _bash_env.ts).
+    const spawn = withoutBashEnv(interpreter, { ...this.#hostEnv, ...env });
     const run = runCommand([...interpreter, command], {
       ...(cwd ? { cwd } : {}),
-      env: { ...this.#hostEnv, ...env },
+      env: spawn.env,
+      shellPrefix: spawn.shellPrefix,
       timeoutSeconds: timeout,
       signal: AbortSignal.any(signals),
       onGroup: (pgid) => this.#groups.add(pgid),

@@ -7,6 +7,7 @@ import { BubblewrapEnvironment } from "../../src/environments/bubblewrap.ts";
 import { runCommand } from "../../src/environments/_process.ts";
 import type { ConfigInput } from "../../src/config_keys.ts";
 import type { BUBBLEWRAP_KEYS } from "../../src/environments/_bubblewrap_config.ts";
+import { warnSlowBashEnv } from "../../src/environments/_bash_env.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { makeEnvironment } from "../../src/components.ts";
 
@@ -170,3 +171,31 @@ bwrapTest("BubblewrapEnvironment.execute() runs a 150 KB heredoc (too long for a
     assertEquals(out, { output: "150001\n", returncode: 0, exception_info: "" });
   });
 });
+
+bwrapTest(
+  "warnSlowBashEnv() says how long the BASH_ENV file bash sources takes, not when it is quick",
+  async () => {
+    await withEnv({}, async (_, cwd) => {
+      await Deno.writeTextFile(`${cwd}/slow_rc`, "sleep 2.2\n");
+      await Deno.writeTextFile(`${cwd}/quick_rc`, ":\n");
+      for (const [rc, expected] of [["slow_rc", 1], ["quick_rc", 0]] as const) {
+        const config = { environment_class: "bubblewrap", env: { BASH_ENV: `${cwd}/${rc}` }, timeout: 20 };
+        const env = new BubblewrapEnvironment({ ...config, cwd }, { hostEnv: Deno.env.toObject() });
+        await env.start();
+        const logs: string[] = [];
+        try {
+          await warnSlowBashEnv(env, config, (l) => logs.push(l));
+        } finally {
+          await env.close();
+        }
+        assertEquals(logs.length, expected, logs.join("\n"));
+        if (expected) {
+          assertMatch(
+            logs[0]!,
+            /BASH_ENV=.*slow_rc: bash sources it before every command, which takes 2\.\d s/,
+          );
+        }
+      }
+    });
+  },
+);

@@ -11,6 +11,7 @@ import {
 } from "../../src/environments/docker.ts";
 import { runCommand } from "../../src/environments/_process.ts";
 import { ConfigError, EnvironmentLost } from "../../src/errors.ts";
+import { warnSlowBashEnv } from "../../src/environments/_bash_env.ts";
 
 const TINY = "claudius-test-tiny:latest";
 const DEBIAN = "claudius-test-debian:latest";
@@ -393,3 +394,25 @@ dockerTest(
     });
   },
 );
+
+dockerTest("warnSlowBashEnv() warns before the first step when the BASH_ENV file hangs bash", async () => {
+  const config = {
+    environment_class: "docker",
+    env: { BASH_ENV: "/tmp/rc" },
+    timeout: 2,
+    interpreter: ["bash", "-c"],
+  };
+  await withEnv(config, async (env) => {
+    const logs: string[] = [];
+    await warnSlowBashEnv(env, config, (l) => logs.push(l));
+    assertEquals(logs.length, 0);
+    // A FIFO nobody writes to: bash blocks opening it before every command.
+    assertEquals((await env.execute({ command: "mkfifo /tmp/rc" })).returncode, 0);
+    await warnSlowBashEnv(env, config, (l) => logs.push(l));
+    assertEquals(logs.length, 1);
+    assertMatch(
+      logs[0]!,
+      /BASH_ENV=\/tmp\/rc: .*did not finish within 2 s: expect every command to time out/,
+    );
+  });
+});

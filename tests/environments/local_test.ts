@@ -196,3 +196,26 @@ Deno.test("LocalEnvironment.execute() runs a 150 KB heredoc (too long for an arg
     await env.close();
   }
 });
+
+Deno.test("LocalEnvironment.execute() does not source BASH_ENV, as upstream's /bin/sh", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    // A slow rc file that announces itself: bash -c would source it before every command.
+    await Deno.writeTextFile(`${dir}/rc`, "echo SOURCED; sleep 5\n");
+    const env = new LocalEnvironment({ cwd: dir, timeout: 3, env: { BASH_ENV: `${dir}/rc` } }, HOST);
+    const started = performance.now();
+    const out = await env.execute({ command: 'echo "rc=$BASH_ENV"' });
+    assertEquals(out, { output: `rc=${dir}/rc\n`, returncode: 0, exception_info: "" });
+    assert(performance.now() - started < 2500, "the rc file was sourced");
+    // The variable reaches what the command starts: a nested bash sources it, as under upstream.
+    assertEquals((await env.execute({ command: "bash -c 'echo nested' | head -1" })).output, "SOURCED\n");
+    // A host BASH_ENV is not sourced either, and bash's messages keep their line numbers.
+    const host = new LocalEnvironment({ timeout: 3 }, { ...HOST, BASH_ENV: `${dir}/rc` });
+    assertEquals(
+      (await host.execute({ command: "echo (" })).output,
+      "bash: -c: line 1: syntax error near unexpected token `newline'\nbash: -c: line 1: `echo ('\n",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

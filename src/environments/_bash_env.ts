@@ -1,0 +1,81 @@
+/**
+ * `BASH_ENV`: non-interactive bash sources the file it names before every `bash -c`. Upstream's local
+ * environment runs `/bin/sh -c`, which never does, so the local environment keeps bash from sourcing
+ * it (the variable still reaches the command and what it starts). Containers and bubblewrap run bash
+ * as upstream does, sourcing it; there a slow or hanging file would make every command slow or time
+ * out, so a run that sets it first times one empty command and says so.
+ *
+ * @module
+ */
+import type { Environment } from "../types.ts";
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * How to run a command like upstream's `/bin/sh -c` with respect to `BASH_ENV`: for a bash `-c`
+ * interpreter, `BASH_ENV` is taken out of the shell's environment and exported by a prefix on the
+ * command's first line (give it to `runCommand` as `shellPrefix`, which keeps bash's messages as
+ * they were).
+ *
+ * @param interpreter the argv prefix (e.g. `["bash", "-c"]`)
+ * @param env the command's whole environment
+ * @returns the environment to spawn with and the shell prefix ("" when nothing changes)
+ *
+ * @example
+ * ```ts
+ * import { withoutBashEnv } from "./_bash_env.ts";
+ * withoutBashEnv(["bash", "-c"], { BASH_ENV: "/root/.bashrc" });
+ * // { env: {}, shellPrefix: "export BASH_ENV='/root/.bashrc'; " }
+ * ```
+ */
+export function withoutBashEnv(
+  interpreter: readonly string[],
+  env: Record<string, string>,
+): { env: Record<string, string>; shellPrefix: string } {
+  const [shell, flag, ...rest] = interpreter;
+  const bashC = rest.length === 0 && /(^|\/)bash$/.test(shell ?? "") && /^-[a-z]*c$/.test(flag ?? "");
+  if (!bashC || env.BASH_ENV === undefined) return { env, shellPrefix: "" };
+  const { BASH_ENV: rc, ...others } = env;
+  return { env: others, shellPrefix: `export BASH_ENV=${quote(rc)}; ` };
+}
+
+/**
+ * Time one empty command when `environment.env` sets `BASH_ENV` and the environment sources it, and
+ * warn when it hangs (every command would time out) or takes over 2 seconds (every command pays it).
+ *
+ * @param env the started environment
+ * @param config its resolved config (`environment_class`, `env`, `timeout`)
+ * @param log receives the warning
+ * @param signal aborts the probe (Ctrl-C)
+ */
+export async function warnSlowBashEnv(
+  env: Environment,
+  config: Record<string, unknown>,
+  log: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const vars = config.env as Record<string, string> | undefined;
+  const rc = vars?.BASH_ENV;
+  if (rc === undefined || (config.environment_class ?? "local") === "local") return;
+  const timeout = Number(config.timeout) || 0;
+  const limit = timeout > 0 ? Math.min(timeout, 15) : 15;
+  const started = performance.now();
+  const probe = AbortSignal.timeout(limit * 1000);
+  const out = await env.execute({ command: "true" }, signal ? AbortSignal.any([signal, probe]) : probe);
+  signal?.throwIfAborted();
+  const seconds = (performance.now() - started) / 1000;
+  const what = `environment.env.BASH_ENV=${rc}: bash sources it before every command`;
+  const hung = probe.aborted || /timed out/.test(out.exception_info);
+  if (hung) {
+    log(
+      `warning: ${what}, and an empty command did not finish within ${
+        Math.min(limit, timeout || limit)
+      } s: expect every command to time out; fix that file or unset BASH_ENV`,
+    );
+  } else if (out.returncode !== 0) {
+    const why = out.output.trim().slice(0, 200) || out.exception_info;
+    log(`warning: ${what}, and an empty command failed (${why}): expect every command to fail`);
+  } else if (seconds > 2) {
+    log(`warning: ${what}, which takes ${seconds.toFixed(1)} s: every command pays that`);
+  }
+}
