@@ -7,7 +7,6 @@
  * @module
  */
 import { defineKeys } from "../config_keys.ts";
-import { patternListError } from "../command_patterns.ts";
 
 /** The interaction keys, as the default agent reads them (unset unless a config sets them). */
 export const INTERACTION_KEYS = defineKeys({
@@ -20,7 +19,6 @@ export const INTERACTION_KEYS = defineKeys({
   },
   whitelist_actions: {
     type: "string[]",
-    check: patternListError,
     doc: "Python regexes (`re.match`): in confirm mode a turn whose every command matches one runs unasked.",
   },
   confirm_exit: {
@@ -30,7 +28,6 @@ export const INTERACTION_KEYS = defineKeys({
   confirm_dangerous: {
     type: "string[]",
     defaultDoc: "none",
-    check: patternListError,
     doc: "Python regexes (`re.search`) of commands never run unasked: at a terminal each match asks y/n " +
       "(even in yolo mode); headless it is refused and the model is told why. `-c dangerous` adds a " +
       "documented list (`rm -rf /`, `git push --force`, `mkfs`, ...).",
