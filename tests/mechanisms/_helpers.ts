@@ -9,7 +9,7 @@ import { resolveKeys } from "../../src/config_keys.ts";
 import { LocalEnvironment } from "../../src/environments/local.ts";
 import { MECHANISM_KEYS } from "../../src/mechanisms/_keys.ts";
 import { createMechanisms } from "../../src/mechanisms/mechanisms.ts";
-import { ChatModel } from "../../src/model.ts";
+import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "../../src/model.ts";
 import type { ScriptReply } from "../../src/models/_script.ts";
 import { ScriptedClient } from "../../src/models/scripted.ts";
 import { trajectoryInfo } from "../../src/trajectory_info.ts";
@@ -74,7 +74,8 @@ export async function setup(
   if (!options.env) await env.start();
   const client = new ScriptedClient(replies, { model_name: "scripted" });
   const format = options.text ? "text" : "toolcall";
-  const model = new ChatModel({}, client, format, "test");
+  const regex = options.text ? await compileActionRegex(CHAT_MODEL_KEYS.action_regex.default) : undefined;
+  const model = new ChatModel({}, client, format, "test", regex);
   const outputPath = `${out}/run.traj.json`;
   const config = resolveKeys(MECHANISM_KEYS, mechanisms, "mechanisms");
   const hooks = createMechanisms(config, {

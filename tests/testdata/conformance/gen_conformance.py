@@ -34,6 +34,8 @@ SCENARIOS = [
     ("litellm_response", "default.yaml", "toolcall_replies.yaml", "litellm_response", "test-model"),
 ]
 TASK = "Fix the failing test in this repository."
+# The scenarios whose upstream trajectory file the trajectory tools' tests read.
+UPSTREAM_TRAJECTORIES = {"toolcall", "text"}
 
 
 def stub(name, **attrs):
@@ -146,10 +148,11 @@ for name, config_file, replies, model_class, model_name in SCENARIOS:
     finally:
         server.terminate()
         server.wait()
-    traj = Path(tempfile.mkdtemp()) / "upstream.traj.json"
-    agent.save(traj)  # upstream's own trajectory file, as its runners write it
-    text = placeholders(traj.read_text(), cwd)
-    (HERE / f"{name}_upstream.traj.json").write_text(text + "\n", encoding="utf-8")
+    if name in UPSTREAM_TRAJECTORIES:
+        traj = Path(tempfile.mkdtemp()) / "upstream.traj.json"
+        agent.save(traj)  # upstream's own trajectory file, as its runners write it
+        text = placeholders(traj.read_text(), cwd)
+        (HERE / f"{name}_upstream.traj.json").write_text(text + "\n", encoding="utf-8")
     messages = agent.messages
     for m in messages:
         m.get("extra", {}).pop("timestamp", None)
