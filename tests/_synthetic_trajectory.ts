@@ -92,7 +92,7 @@ export function syntheticTrajectory(
   let t = o.startedAt ?? 1_780_000_000;
   const fe = o.formatErrorEvery ?? 17, to = o.timeoutEvery ?? 23;
   const messages: Stored[] = [
-    { role: "system", content: "You are a helpful assistant that can interact with a computer.", extra: {} },
+    { role: "system", content: "You solve programming tasks with shell commands.", extra: {} },
     {
       role: "user",
       content: `Rebuild the program in ./executable from its behaviour (instance ${o.instanceId ?? "x"}).`,
