@@ -128,13 +128,13 @@ export function startFakeServer(
     switch (reply.fault) {
       case "status": {
         const body = reply.body ?? JSON.stringify({ error: { message: `scripted HTTP ${reply.status}` } });
-        return await send(
-          reply.status,
-          body,
-          reply.retry_after === undefined ? {} : {
-            "retry-after": String(reply.retry_after),
-          },
-        );
+        const retryAfter = reply.retry_after === undefined
+          ? {}
+          : { "retry-after": String(reply.retry_after) };
+        const headers = Object.entries(reply.headers ?? {}).map((
+          [name, value],
+        ) => [name.toLowerCase(), value]);
+        return await send(reply.status, body, { ...retryAfter, ...Object.fromEntries(headers) });
       }
       case "garbage":
         return await send(200, "<html>502 Bad Gateway: upstream hiccup</html>");

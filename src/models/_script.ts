@@ -31,8 +31,15 @@ export interface ScriptMessageReply {
 
 /** A transport fault the fake server plays instead of a reply (the scripted client rejects it). */
 export type ScriptFault =
-  /** Answer with this HTTP status (and optional `Retry-After` header and body). */
-  | { fault: "status"; status: number; retry_after?: number | string; body?: string }
+  /** Answer with this HTTP status (and optional `Retry-After` header, other headers and body). */
+  | {
+    fault: "status";
+    status: number;
+    retry_after?: number | string;
+    /** Response headers, e.g. `location` for a redirect (they replace the defaults of the same name). */
+    headers?: Record<string, string>;
+    body?: string;
+  }
   /** Close the connection without answering. */
   | { fault: "drop" }
   /** Answer 200 with a body that is not JSON. */
@@ -55,7 +62,7 @@ const MESSAGE_KEYS = [
   "reasoning_content",
 ];
 const FAULT_KEYS: Record<ScriptFault["fault"], string[]> = {
-  status: ["status", "retry_after", "body"],
+  status: ["status", "retry_after", "headers", "body"],
   drop: [],
   garbage: [],
   stall: ["seconds"],
@@ -122,13 +129,16 @@ function parseEntry(entry: unknown): ScriptReply {
     }
     checkKeys(entry, ["fault", ...FAULT_KEYS[fault as ScriptFault["fault"]]]);
     if (fault === "status") {
-      const { status, retry_after, body } = entry;
+      const { status, retry_after, headers, body } = entry;
       if (typeof status !== "number" || !Number.isInteger(status) || status < 200 || status > 599) {
         throw new Error("`status` must be an HTTP status code");
       }
       const out: ScriptFault = { fault: "status", status };
       if (typeof retry_after === "number" || typeof retry_after === "string") out.retry_after = retry_after;
       else if (retry_after !== undefined) throw new Error("`retry_after` must be a number or a string");
+      if (isRecord(headers) && Object.values(headers).every((v) => typeof v === "string")) {
+        out.headers = headers as Record<string, string>;
+      } else if (headers !== undefined) throw new Error("`headers` must map names to strings");
       if (typeof body === "string") out.body = body;
       else if (body !== undefined) throw new Error("`body` must be a string");
       return out;
