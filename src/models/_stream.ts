@@ -6,7 +6,7 @@
  * @module
  */
 import type { Json } from "../types.ts";
-import { isObject, MalformedBodyError, oneLine } from "./_wire.ts";
+import { isObject, MalformedBodyError, oneLine, parseJson } from "./_wire.ts";
 
 /** What a streamed reply shows while it arrives: each attempt starts, then its text in pieces. */
 export type StreamEvent = { type: "start" } | { type: "text"; text: string };
@@ -121,7 +121,7 @@ export async function readCompletionStream(
     }
     let chunk: Json;
     try {
-      chunk = JSON.parse(data);
+      chunk = parseJson(data);
     } catch {
       throw new MalformedBodyError(
         `Cannot parse completion stream: event is not JSON (${oneLine(data, 80)})`,

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { parsePythonJson } from "../pyjson.ts";
 import type { Json, ToolCall, WireMessage } from "../types.ts";
 
 /** A chat-completion body, checked and split into the parts the clients need. */
@@ -49,14 +50,14 @@ export class ProviderErrorBody extends Error {
  * as {@link ParsedBody.problem}, which the model sees as a format error (the call was paid for).
  *
  * @param body the body text, or an already-built JSON value
- * @throws {MalformedBodyError} when the body is not JSON
+ * @throws {MalformedBodyError} when the body is not JSON (`NaN` and `Infinity` are, as in Python)
  * @throws {ProviderErrorBody} when the body is an error object instead of a completion
  */
 export function parseCompletionBody(body: string | Json): ParsedBody {
   let data: Json;
   if (typeof body === "string") {
     try {
-      data = JSON.parse(body);
+      data = parseJson(body);
     } catch {
       throw new MalformedBodyError(`Cannot parse completion: body is not JSON (${snippet(body)})`);
     }
@@ -160,7 +161,7 @@ export interface ParsedResponse {
 export function parseResponsesBody(text: string): ParsedResponse {
   let data: Json;
   try {
-    data = JSON.parse(text);
+    data = parseJson(text);
   } catch {
     throw new MalformedBodyError(`Cannot parse response: body is not JSON (${snippet(text)})`);
   }
@@ -180,6 +181,17 @@ export function parseResponsesBody(text: string): ParsedResponse {
     finish_reason: finish,
     usage: isObject(data.usage) ? data.usage : undefined,
   };
+}
+
+/**
+ * A body as Python's `json.loads` reads it: `NaN`, `Infinity` and `-Infinity` are numbers (Python
+ * servers send them, e.g. in logprobs), so a served answer holding one is not mistaken for garbage.
+ *
+ * @param text JSON text
+ * @throws {SyntaxError} when it is not JSON even by Python's rules
+ */
+export function parseJson(text: string): Json {
+  return parsePythonJson(text) as Json;
 }
 
 /** True for a JSON object (not an array, not null). */

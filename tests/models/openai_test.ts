@@ -382,3 +382,41 @@ Deno.test("OpenAIClient.complete() never retries a served completion, whatever i
     },
   );
 });
+
+Deno.test("OpenAIClient reads NaN and Infinity in a served body as Python's json does, never buying it twice", async () => {
+  const message = '{"role": "assistant", "content": "ok"}';
+  const logprobs = '{"content": [{"token": "ok", "logprob": -Infinity, "top": [NaN, Infinity]}]}';
+  const chat = `{"choices": [{"message": ${message}, "finish_reason": "stop", "logprobs": ${logprobs}}], ` +
+    `"usage": {"prompt_tokens": 3, "completion_tokens": 1, "cost": NaN}}`;
+  const events = [
+    `{"choices": [{"index": 0, "delta": ${message}, "finish_reason": null, "logprobs": ${logprobs}}]}`,
+    `{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}`,
+    "[DONE]",
+  ];
+  const sse = events.map((e) => `data: ${e}\n\n`).join("");
+  const responses = '{"object": "response", "status": "completed", "output": [], ' +
+    '"usage": {"input_tokens": 3, "output_tokens": NaN}}';
+  await withServer([
+    { fault: "status", status: 200, body: chat },
+    { fault: "status", status: 200, body: sse, headers: { "content-type": "text/event-stream" } },
+    { fault: "status", status: 200, body: responses },
+    { content: "never" },
+  ], async (server) => {
+    const { client, logs } = setup(server, { input_cost_per_token: 0.25, output_cost_per_token: 0.5 });
+    const completion = await client.complete(REQUEST);
+    assertEquals(completion.message.content, "ok");
+    const choice = field(completion.response, "choices") as Json[];
+    assertEquals(field(field(choice[0], "logprobs"), "content"), [{
+      token: "ok",
+      logprob: -Infinity,
+      top: [NaN, Infinity],
+    }]);
+    assertEquals(completion.cost, 1.25); // usage.cost NaN is no cost: the prices price the tokens
+    const streamed = setup(server, { stream: true }).client;
+    assertEquals((await streamed.complete(REQUEST)).message.content, "ok");
+    const response = await client.respond({ input: [], tools: [] });
+    assertEquals([response.body.status, response.cost], ["completed", 0]);
+    assertEquals(server.requests.length, 3);
+    assertEquals(logs, []);
+  });
+});
