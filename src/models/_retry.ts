@@ -99,10 +99,13 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** The longest timer `setTimeout` keeps (2^31-1 ms, ~24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Sleep that an abort signal cuts short; the rejection is the signal's reason.
  *
- * @param ms how long to wait
+ * @param ms how long to wait (at most {@link MAX_TIMER_MS})
  * @param signal aborts the wait
  */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -115,7 +118,7 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER_MS));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -9,7 +9,14 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { Prices } from "./_cost.ts";
 import { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
-import { abortableSleep, parseRetryAfter, retry, type RetryPolicy, TransientError } from "./_retry.ts";
+import {
+  abortableSleep,
+  MAX_TIMER_MS,
+  parseRetryAfter,
+  retry,
+  type RetryPolicy,
+  TransientError,
+} from "./_retry.ts";
 import {
   isObject,
   MalformedBodyError,
@@ -63,7 +70,7 @@ export const OPENAI_KEYS = defineKeys({
     type: "number",
     min: 0,
     defaultDoc: `\`model_kwargs.timeout\`, else ${DEFAULT_REQUEST_TIMEOUT}`,
-    doc: "Deadline of one request attempt, seconds.",
+    doc: "Deadline of one request attempt, seconds; 0 = none (also for `model_kwargs.timeout`).",
   },
   retry_attempts: {
     type: "int",
@@ -346,7 +353,9 @@ export class OpenAIClient implements ChatClient {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    const timer = this.#timeoutMs > 0
+      ? setTimeout(() => controller.abort(), Math.min(this.#timeoutMs, MAX_TIMER_MS))
+      : undefined;
     let status = 0, headers: Headers, text: string | Json;
     try {
       const response = await fetch(url, {

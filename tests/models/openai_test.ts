@@ -420,3 +420,26 @@ Deno.test("OpenAIClient reads NaN and Infinity in a served body as Python's json
     assertEquals(logs, []);
   });
 });
+
+Deno.test("OpenAIClient: request_timeout 0 is no deadline, and long durations are capped instead of firing at once", async () => {
+  const slow = { onRequest: () => new Promise<void>((r) => setTimeout(r, 150)) };
+  for (const config of [{ request_timeout: 0 }, { model_kwargs: { timeout: 0 } }, { request_timeout: 1e8 }]) {
+    const server = await startFakeServer([{ content: "ok" }], slow);
+    try {
+      const { client, logs } = setup(server, config);
+      assertEquals((await client.complete(REQUEST)).message.content, "ok", JSON.stringify(config));
+      assertEquals([server.requests.length, logs], [1, []]);
+    } finally {
+      await server.close();
+    }
+  }
+  // A backoff of ~35 days (over 2^31-1 ms) waits (until aborted) rather than retrying at once.
+  await withServer([{ fault: "status", status: 500 }, { content: "too early" }], async (server) => {
+    const { client } = setup(server, { retry_base_delay: 3e6, retry_max_delay: 3e6 }, {
+      sleep: abortableSleep,
+      random: () => 1,
+    });
+    const error = await assertRejects(() => client.complete(REQUEST, AbortSignal.timeout(300)), Error);
+    assertEquals([error.name, server.requests.length], ["TimeoutError", 1]);
+  });
+});
