@@ -349,6 +349,7 @@ export class OpenAIClient implements ChatClient {
     body: string | Uint8Array[],
     parse: (text: string | Json) => T,
     signal?: AbortSignal,
+    redirected = false,
   ): Promise<T> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
@@ -363,6 +364,7 @@ export class OpenAIClient implements ChatClient {
         headers: this.#headers,
         body: typeof body === "string" ? body : this.#lengthRequired ? joined(body) : streamOf(body),
         signal: controller.signal,
+        redirect: "manual",
       });
       status = response.status;
       headers = response.headers;
@@ -393,7 +395,11 @@ export class OpenAIClient implements ChatClient {
       // A server that wants a Content-Length: send whole bodies from now on (more memory, same bytes).
       this.#lengthRequired = true;
       this.#policy.log(`note: ${this.endpoint.baseUrl} wants a Content-Length; sending whole request bodies`);
-      return await this.#attempt(url, body, parse, signal);
+      return await this.#attempt(url, body, parse, signal, redirected);
+    }
+    if (status >= 300 && status <= 399) {
+      const target = redirectTarget(url, status, headers.get("location"), redirected);
+      return await this.#attempt(target, body, parse, signal, true);
     }
     if (status < 200 || status > 299) throw this.#statusError(url, status, headers, String(text));
     try {
@@ -439,6 +445,34 @@ export class OpenAIClient implements ChatClient {
     }
     return text;
   }
+}
+
+/**
+ * Where a redirect may be followed: a 307 or 308 to the same origin, once (the caller resends the
+ * body whole, as a stream cannot be redelivered). Anything else fails at once: a POST cannot follow
+ * 301/302/303, and neither the key nor the conversation goes to a host the config does not name.
+ *
+ * @throws {ApiError} naming the new location and the `base_url` to set
+ */
+function redirectTarget(url: string, status: number, location: string | null, again: boolean): string {
+  const target = location === null ? null : URL.parse(location, url);
+  if (target === null) {
+    throw new ApiError(`Cannot query model: HTTP ${status} from ${url} with no redirect to follow`, status);
+  }
+  const why = again
+    ? "redirected again"
+    : status !== 307 && status !== 308
+    ? "a POST cannot follow it"
+    : target.origin !== new URL(url).origin
+    ? "another origin: the key and the conversation stay with the configured one"
+    : undefined;
+  if (why === undefined) return target.href;
+  const path = target.pathname.replace(/\/(?:chat\/completions|responses)\/?$/, "");
+  throw new ApiError(
+    `Cannot query model: HTTP ${status} from ${url} redirects to ${target.href} (${why}); ` +
+      `set model.base_url to ${target.origin}${path}${target.search}`,
+    status,
+  );
 }
 
 /** The chunks as one buffer. */

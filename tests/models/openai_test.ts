@@ -443,3 +443,61 @@ Deno.test("OpenAIClient: request_timeout 0 is no deadline, and long durations ar
     assertEquals([error.name, server.requests.length], ["TimeoutError", 1]);
   });
 });
+
+Deno.test("OpenAIClient resends a request once, whole, to a same-origin 307/308 location, and never loops", async () => {
+  const redirect = (status: number, location: string): ScriptReply => ({
+    fault: "status",
+    status,
+    headers: { location },
+  });
+  await withServer([
+    redirect(307, "/v1/chat/completions/"),
+    { content: "one" },
+    redirect(308, "/v1/chat/completions/"),
+    redirect(308, "/v1/chat/completions/"),
+    { content: "never" },
+  ], async (server) => {
+    const { client, logs, sleeps } = setup(server, { api_key_env: "TEST_KEY" }, { env: { TEST_KEY: KEY } });
+    assertEquals((await client.complete(REQUEST)).message.content, "one");
+    const [first, second] = server.requests;
+    assertEquals([first?.path, second?.path], ["/v1/chat/completions", "/v1/chat/completions/"]);
+    assertEquals([second?.method, second?.raw, second?.headers.authorization], [
+      "POST",
+      first?.raw,
+      `Bearer ${KEY}`,
+    ]);
+    const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+    assertEquals(error.status, 308);
+    assertIncludes(error.message, "redirected again");
+    assertEquals([server.requests.length, logs, sleeps], [4, [], []]);
+  });
+});
+
+Deno.test("OpenAIClient refuses 301/302/303 and other-origin redirects at once, naming the new base_url", async () => {
+  const elsewhere = await startFakeServer([{ content: "never" }]);
+  try {
+    for (const status of [301, 302, 303]) {
+      await withServer([
+        { fault: "status", status, headers: { location: "/v2/chat/completions?api-version=2" } },
+        { content: "never" },
+      ], async (server) => {
+        const { client, sleeps } = setup(server);
+        const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+        const base = `${new URL(server.url).origin}/v2?api-version=2`;
+        assertEquals(error.status, status);
+        assertIncludes(error.message, `HTTP ${status} from ${server.url}/chat/completions redirects to`);
+        assertIncludes(error.message, `set model.base_url to ${base}`);
+        assertEquals([server.requests.length, sleeps], [1, []]);
+      });
+    }
+    const location = `${elsewhere.url}/chat/completions`;
+    await withServer([{ fault: "status", status: 307, headers: { location } }], async (server) => {
+      const { client } = setup(server, { api_key_env: "TEST_KEY" }, { env: { TEST_KEY: KEY } });
+      const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+      assertIncludes(error.message, `set model.base_url to ${elsewhere.url}`);
+      assertEquals([server.requests.length, elsewhere.requests.length], [1, 0]);
+    });
+  } finally {
+    await elsewhere.close();
+  }
+});
