@@ -6,22 +6,28 @@
  */
 import { ApiError } from "../errors.ts";
 
+/** A delay the server asked for, and the header that asked. */
+export interface RetryAfter {
+  ms: number;
+  header: "retry-after-ms" | "Retry-After";
+}
+
 /** A failure worth retrying: 408/409/429/5xx, a network error, a missed deadline, a malformed body. */
 export class TransientError extends Error {
   /** HTTP status, 0 when there was none. */
   readonly status: number;
-  /** Delay the server asked for (`Retry-After`), in milliseconds. */
-  readonly retryAfterMs: number | undefined;
+  /** Delay the server asked for (`retry-after-ms` or `Retry-After`). */
+  readonly retryAfter: RetryAfter | undefined;
   /**
    * @param message one line describing the failure
    * @param status HTTP status, 0 when there was none
-   * @param retryAfterMs the server's `Retry-After`, in ms
+   * @param retryAfter the delay the server asked for
    */
-  constructor(message: string, status = 0, retryAfterMs?: number, options?: ErrorOptions) {
+  constructor(message: string, status = 0, retryAfter?: RetryAfter, options?: ErrorOptions) {
     super(message, options);
     this.name = "TransientError";
     this.status = status;
-    this.retryAfterMs = retryAfterMs;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -38,8 +44,8 @@ export interface RetryPolicy {
 
 /**
  * Run `attempt` until it succeeds, throws a non-transient error, or the attempts run out. The delay
- * before retry n (1-based) is `random() * min(maxDelay, baseDelay * 2^(n-1))`, or the server's
- * `Retry-After` capped at `maxDelay`. Each retry logs one line.
+ * before retry n (1-based) is `random() * min(maxDelay, baseDelay * 2^(n-1))`, or the delay the
+ * server asked for (see {@link parseRetryAfter}) capped at `maxDelay`. Each retry logs one line.
  *
  * @param what names the operation in log lines and errors (e.g. `http://host/v1/chat/completions`)
  * @param attempt one try; `n` is 1-based
@@ -70,9 +76,9 @@ export async function retry<T>(
       }
       let delay = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
       let note = "";
-      if (error.retryAfterMs !== undefined) {
-        delay = Math.min(error.retryAfterMs, policy.maxDelayMs);
-        note = ` (server asked for ${seconds(error.retryAfterMs)} s via Retry-After)`;
+      if (error.retryAfter !== undefined) {
+        delay = Math.min(error.retryAfter.ms, policy.maxDelayMs);
+        note = ` (server asked for ${seconds(error.retryAfter.ms)} s via ${error.retryAfter.header})`;
       }
       policy.log(
         `Retrying model query in ${seconds(delay)} s${note}, attempt ${
@@ -85,18 +91,20 @@ export async function retry<T>(
 }
 
 /**
- * Parse a `Retry-After` header: delay seconds or an HTTP date.
+ * The delay a response asks for: OpenAI's `retry-after-ms` (milliseconds), else `Retry-After` (delay
+ * seconds or an HTTP date). An unparsable header counts as absent.
  *
- * @param value the header value
+ * @param headers the response headers
  * @param now the current time in ms since the epoch (for dates)
- * @returns milliseconds to wait (>= 0), or undefined when absent or unparsable
+ * @returns milliseconds to wait (>= 0) and the header that said so, or undefined
  */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === "") return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+export function parseRetryAfter(headers: Headers, now = Date.now()): RetryAfter | undefined {
+  const ms = headers.get("retry-after-ms")?.trim() ?? "";
+  if (/^\d+(\.\d+)?$/.test(ms)) return { ms: Number(ms), header: "retry-after-ms" };
+  const text = headers.get("retry-after")?.trim() ?? "";
+  if (/^\d+(\.\d+)?$/.test(text)) return { ms: Number(text) * 1000, header: "Retry-After" };
+  const date = text === "" ? NaN : Date.parse(text);
+  return Number.isNaN(date) ? undefined : { ms: Math.max(0, date - now), header: "Retry-After" };
 }
 
 /** The longest timer `setTimeout` keeps (2^31-1 ms, ~24.8 days); a longer one fires at once. */

@@ -85,13 +85,13 @@ export const OPENAI_KEYS = defineKeys({
     type: "number",
     default: 1,
     min: 0,
-    doc: "First backoff, seconds (doubles, full jitter); `Retry-After` is honoured.",
+    doc: "First backoff, seconds (doubles, full jitter); `retry-after-ms`, else `Retry-After`, is honoured.",
   },
   retry_max_delay: {
     type: "number",
     default: 60,
     min: 0,
-    doc: "Longest wait between attempts (also caps `Retry-After`), seconds.",
+    doc: "Longest wait between attempts (also caps `retry-after-ms` and `Retry-After`), seconds.",
   },
   input_cost_per_token: {
     type: "number",
@@ -423,7 +423,7 @@ export class OpenAIClient implements ChatClient {
     const detail = this.#redact(providerMessage(text));
     const what = `HTTP ${status} from ${url}${detail === "" ? "" : `: ${detail}`}`;
     if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      return new TransientError(what, status, parseRetryAfter(headers.get("retry-after")));
+      return new TransientError(what, status, parseRetryAfter(headers));
     }
     if (status === 401 || status === 403) {
       const hint = this.#keyEnv === undefined

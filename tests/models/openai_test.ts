@@ -501,3 +501,19 @@ Deno.test("OpenAIClient refuses 301/302/303 and other-origin redirects at once, 
     await elsewhere.close();
   }
 });
+
+Deno.test("OpenAIClient.complete() honours retry-after-ms before Retry-After, capped like it", async () => {
+  const replies: ScriptReply[] = [
+    { fault: "status", status: 429, retry_after: 30, headers: { "retry-after-ms": "250" } },
+    { fault: "status", status: 503, headers: { "retry-after-ms": "7200000" } },
+    { fault: "status", status: 429, retry_after: 4, headers: { "retry-after-ms": "soon" } },
+    { content: "ok" },
+  ];
+  await withServer(replies, async (server) => {
+    const { client, sleeps, logs } = setup(server);
+    assertEquals((await client.complete(REQUEST)).message.content, "ok");
+    assertEquals(sleeps, [250, 60_000, 4000]);
+    assertIncludes(logs[0] ?? "", "server asked for 0.25 s via retry-after-ms");
+    assertIncludes(logs[2] ?? "", "via Retry-After");
+  });
+});
