@@ -358,12 +358,22 @@ async function writeStream(
   if (!cut) await write(conn, encoder.encode("0\r\n\r\n"));
 }
 
+/** A whole response; with a `transfer-encoding: chunked` header the body goes as one chunk, no length. */
 function response(status: number, body: string, headers: Record<string, string> = {}): Uint8Array {
   const bytes = encoder.encode(body);
   const lines = [`HTTP/1.1 ${status} ${status === 200 ? "OK" : "Scripted"}`];
-  const all = { "content-type": "application/json", "content-length": String(bytes.length), ...headers };
+  const chunked = headers["transfer-encoding"] === "chunked";
+  const length = chunked ? {} : { "content-length": String(bytes.length) };
+  const all = { "content-type": "application/json", ...length, ...headers };
   for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`);
-  return concat(encoder.encode(lines.join("\r\n") + "\r\n\r\n"), bytes);
+  const head = encoder.encode(lines.join("\r\n") + "\r\n\r\n");
+  if (!chunked) return concat(head, bytes);
+  return concat(
+    head,
+    encoder.encode(`${bytes.length.toString(16)}\r\n`),
+    bytes,
+    encoder.encode("\r\n0\r\n\r\n"),
+  );
 }
 
 async function write(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {

@@ -112,7 +112,8 @@ export async function readCompletionStream(
   sink?: StreamSink,
 ): Promise<Json> {
   const assembler = new Assembler();
-  let buffer = "";
+  /** The text after the last complete event, in pieces. */
+  const pending: string[] = [];
   let done = false;
   const event = (data: string) => {
     if (data === "[DONE]") {
@@ -140,21 +141,30 @@ export async function readCompletionStream(
     const text = assembler.add(chunk);
     if (text) sink?.({ type: "text", text });
   };
+  const block = (text: string) => {
+    const data = text.split("\n").filter((l) => l.startsWith("data:")).map((l) =>
+      l.slice(5).replace(/^ /, "")
+    );
+    if (data.length) event(data.join("\n"));
+  };
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   try {
     while (!done) {
       const { value, done: ended } = await reader.read();
       if (ended) break;
-      buffer += value.replaceAll("\r\n", "\n");
-      let end: number;
-      while (!done && (end = buffer.indexOf("\n\n")) !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) =>
-          l.slice(5).replace(/^ /, "")
-        );
-        if (data.length) event(data.join("\n"));
+      let text = value.replaceAll("\r\n", "\n");
+      // Only the new text is searched and the pending pieces joined once per event: rescanning one
+      // growing buffer was quadratic in the size of a long event.
+      while (!done) {
+        let end = -1; // where the blank line's "\n\n" starts in `text` (-1: in the pending text)
+        const straddles = pending.length > 0 && text.startsWith("\n") && pending.at(-1)!.endsWith("\n");
+        if (!straddles && (end = text.indexOf("\n\n")) === -1) break;
+        const whole = pending.join("") + text.slice(0, Math.max(0, end));
+        pending.length = 0;
+        text = text.slice(end + 2);
+        block(end === -1 ? whole.slice(0, -1) : whole);
       }
+      if (text !== "") pending.push(text);
     }
   } finally {
     reader.cancel().catch(() => {});

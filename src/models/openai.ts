@@ -368,12 +368,13 @@ export class OpenAIClient implements ChatClient {
       });
       status = response.status;
       headers = response.headers;
-      text = this.#stream && response.ok && response.body &&
-          headers.get("content-type")?.startsWith("text/event-stream")
-        ? await readCompletionStream(response.body, this.#stream.sink)
-        : await response.text();
+      const received = cappedBody(response, url);
+      text = this.#stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream")
+        ? await readCompletionStream(received, this.#stream.sink)
+        : await new Response(received).text();
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof ApiError) throw error;
       if (error instanceof MalformedBodyError) throw new TransientError(this.#redact(error.message), status);
       if (controller.signal.aborted) {
         throw new TransientError(
@@ -472,6 +473,39 @@ function redirectTarget(url: string, status: number, location: string | null, ag
     `Cannot query model: HTTP ${status} from ${url} redirects to ${target.href} (${why}); ` +
       `set model.base_url to ${target.origin}${path}${target.search}`,
     status,
+  );
+}
+
+/** The most bytes of one response body read (64 MiB): a longer one fails the query. */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The body, failing with an {@link ApiError} (not retried: the answer may have been paid for) once it
+ * says or proves itself longer than {@link MAX_RESPONSE_BYTES}, before it is all held in memory.
+ */
+function cappedBody(response: Response, url: string): ReadableStream<Uint8Array> {
+  const tooLarge = (size: string) =>
+    new ApiError(
+      `Cannot query model: the response body from ${url} is ${size} bytes, over the ${
+        MAX_RESPONSE_BYTES / 2 ** 20
+      } MiB cap (not retried: it may have been paid for)`,
+      response.status,
+    );
+  const declared = Number(response.headers.get("content-length") ?? 0);
+  if (declared > MAX_RESPONSE_BYTES) {
+    response.body?.cancel().catch(() => {});
+    throw tooLarge(String(declared));
+  }
+  let read = 0;
+  const empty = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  return (response.body ?? empty).pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) controller.error(tooLarge(`at least ${read}`));
+        else controller.enqueue(chunk);
+      },
+    }),
   );
 }
 

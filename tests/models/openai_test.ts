@@ -517,3 +517,37 @@ Deno.test("OpenAIClient.complete() honours retry-after-ms before Retry-After, ca
     assertIncludes(logs[2] ?? "", "via Retry-After");
   });
 });
+
+Deno.test("OpenAIClient fails at once, never buying it again, on a response body over 64 MiB", async () => {
+  const content = "x".repeat(64 * 1024 * 1024);
+  const message = { role: "assistant", content };
+  const chat = JSON.stringify({ choices: [{ message, finish_reason: "stop" }] });
+  const sse = `data: ${
+    JSON.stringify({ choices: [{ index: 0, delta: message, finish_reason: "stop" }] })
+  }\n\n`;
+  const chunked = { "transfer-encoding": "chunked" };
+  const cases: [string, ScriptReply, Partial<OpenAIClientConfig>, string][] = [
+    ["with a length", { fault: "status", status: 200, body: chat }, {}, `is ${chat.length} bytes`],
+    ["chunked", { fault: "status", status: 200, body: chat, headers: chunked }, {}, "is at least"],
+    [
+      "streamed",
+      {
+        fault: "status",
+        status: 200,
+        body: sse,
+        headers: { ...chunked, "content-type": "text/event-stream" },
+      },
+      { stream: true },
+      "is at least",
+    ],
+  ];
+  for (const [name, reply, config, size] of cases) {
+    await withServer([reply, { content: "never" }], async (server) => {
+      const { client, sleeps } = setup(server, config);
+      const error = await assertRejects(() => client.complete(REQUEST), ApiError);
+      assertIncludes(error.message, `response body from ${server.url}/chat/completions ${size}`);
+      assertIncludes(error.message, "64 MiB");
+      assertEquals([server.requests.length, sleeps], [1, []], name);
+    });
+  }
+});

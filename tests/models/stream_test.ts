@@ -1,9 +1,9 @@
 import { assert, assertEquals } from "../_assert.ts";
 import { OpenAIClient } from "../../src/models/openai.ts";
-import type { StreamEvent } from "../../src/models/_stream.ts";
-import type { ScriptReply } from "../../src/models/_script.ts";
+import { readCompletionStream, type StreamEvent } from "../../src/models/_stream.ts";
+import { type ScriptReply, toCompletionBody } from "../../src/models/_script.ts";
 import type { ChatRequest, Completion } from "../../src/types.ts";
-import { startFakeServer } from "../fake_server.ts";
+import { startFakeServer, toStreamEvents } from "../fake_server.ts";
 
 const REQUEST: ChatRequest = { messages: [{ role: "user", content: "List files." }] };
 
@@ -81,4 +81,22 @@ Deno.test("OpenAIClient with model.stream retries a stream cut short, showing th
   } finally {
     await server.close();
   }
+});
+
+Deno.test("readCompletionStream() reads the same body whatever the chunking, blank lines split across chunks included", async () => {
+  const body = toCompletionBody({ content: "ünïcødé 🙂 text", commands: ["ls -la"] }, 0, "m");
+  const sse = new TextEncoder().encode(toStreamEvents(body).map((e) => `data: ${e}\n\n`).join(""));
+  const chunked = (size: number) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < sse.length; i += size) controller.enqueue(sse.slice(i, i + size));
+        controller.close();
+      },
+    });
+  const whole = await readCompletionStream(chunked(sse.length));
+  assertEquals(
+    (whole as { choices: { message: { content: string } }[] }).choices[0]!.message.content,
+    "ünïcødé 🙂 text",
+  );
+  for (const size of [1, 2, 3, 7]) assertEquals(await readCompletionStream(chunked(size)), whole);
 });
