@@ -24,9 +24,11 @@ export interface TokenCounts {
   cacheWrite: number;
 }
 
-const count = (
-  v: Json | undefined,
-) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+/** A token count: a finite number >= 0, or a string of digits (some servers send `"12"`). */
+const count = (v: Json | undefined): number | undefined => {
+  const n = typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v;
+  return typeof n === "number" && Number.isFinite(n) && n >= 0 ? n : undefined;
+};
 const sub = (o: Json | undefined, key: string) =>
   typeof o === "object" && o !== null && !Array.isArray(o) ? o[key] : undefined;
 
