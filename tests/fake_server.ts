@@ -90,7 +90,7 @@ export function startFakeServer(
     });
 
   async function answer(conn: Deno.Conn, request: RecordedRequest): Promise<boolean> {
-    const route = request.path.replace(/\/+$/, "");
+    const route = new URL(request.path, "http://fake").pathname.replace(/\/+$/, "");
     if (request.method !== "POST" || (route !== "/v1/chat/completions" && route !== "/v1/responses")) {
       await write(conn, response(404, JSON.stringify({ error: { message: `no route ${request.path}` } })));
       return true;

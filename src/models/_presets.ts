@@ -49,7 +49,7 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 
 /** Where and how to send requests for one configured model. */
 export interface Endpoint {
-  /** Base URL without a trailing slash; requests go to `${baseUrl}/chat/completions`. */
+  /** Base URL without a trailing slash; requests go to `routeUrl(baseUrl, "/chat/completions")`. */
   baseUrl: string;
   /** The model name sent in the body (a known provider prefix removed). */
   model: string;
@@ -110,4 +110,19 @@ export function resolveEndpoint(modelName: string, baseUrl?: string, apiKeyEnv?:
     reportsCost: overridden && preset?.apiKeyEnv !== undefined ? "unknown" : preset?.reportsCost ?? "unknown",
     body: preset?.body ?? {},
   };
+}
+
+/**
+ * The URL of an API route under a base URL: the route extends the path, before any query string.
+ *
+ * @example
+ * ```ts
+ * import { routeUrl } from "./_presets.ts";
+ * routeUrl("https://gw.example/v1?api-version=1", "/chat/completions"); // "https://gw.example/v1/chat/completions?api-version=1"
+ * ```
+ */
+export function routeUrl(baseUrl: string, route: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${route}`;
+  return url.href;
 }

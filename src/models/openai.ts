@@ -8,7 +8,7 @@ import { ApiError, ConfigError } from "../errors.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { Prices } from "./_cost.ts";
 import { CostPolicy } from "./_cost_policy.ts";
-import { type Endpoint, resolveEndpoint } from "./_presets.ts";
+import { type Endpoint, resolveEndpoint, routeUrl } from "./_presets.ts";
 import {
   abortableSleep,
   MAX_TIMER_MS,
@@ -58,7 +58,8 @@ export const OPENAI_KEYS = defineKeys({
     type: "string",
     defaultDoc: "from the prefix",
     check: (v) => (v === "" ? "must not be empty" : undefined),
-    doc: "OpenAI-compatible endpoint; requests go to `<base_url>/chat/completions`.",
+    doc: "OpenAI-compatible endpoint; requests go to `<base_url>/chat/completions` (the path goes before " +
+      "a query string: `https://gw.example/v1?api-version=1` works).",
   },
   api_key_env: {
     type: "string",
@@ -189,7 +190,7 @@ const NO_RETRY_HINT: Record<number, string> = {
  * ```
  */
 export class OpenAIClient implements ChatClient {
-  /** Where requests go: `${endpoint.baseUrl}/chat/completions`. */
+  /** Where requests go: `<endpoint.baseUrl>/chat/completions`, before any query string. */
   readonly endpoint: Endpoint;
   #url: string;
   #responsesUrl: string;
@@ -237,8 +238,8 @@ export class OpenAIClient implements ChatClient {
     this.endpoint = gateway
       ? gateway.endpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env)
       : resolveEndpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env);
-    this.#url = `${this.endpoint.baseUrl}/chat/completions`;
-    this.#responsesUrl = `${this.endpoint.baseUrl}/responses`;
+    this.#url = routeUrl(this.endpoint.baseUrl, "/chat/completions");
+    this.#responsesUrl = routeUrl(this.endpoint.baseUrl, "/responses");
     this.#keyEnv = this.endpoint.apiKeyEnv;
     this.#key = this.#keyEnv === undefined ? "" : deps.env[this.#keyEnv] ?? "";
 

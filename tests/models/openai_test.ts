@@ -551,3 +551,15 @@ Deno.test("OpenAIClient fails at once, never buying it again, on a response body
     });
   }
 });
+
+Deno.test("OpenAIClient puts the route before a base_url's query string (chat and Responses API)", async () => {
+  await withServer([{ content: "ok" }, { commands: ["ls"] }], async (server) => {
+    const { client } = setup(server, { base_url: `${server.url}/?api-version=2024-10` });
+    assertEquals((await client.complete(REQUEST)).message.content, "ok");
+    await client.respond({ input: [], tools: [] });
+    assertEquals(server.requests.map((r) => r.path), [
+      "/v1/chat/completions?api-version=2024-10",
+      "/v1/responses?api-version=2024-10",
+    ]);
+  });
+});
