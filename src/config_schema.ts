@@ -10,7 +10,7 @@ import { defineKeys, type Keys } from "./config_keys.ts";
 import { AGENT_KEYS } from "./agent_keys.ts";
 import { INTERACTIVE_DEFAULTS } from "./agents/_interaction_keys.ts";
 import { CHAT_MODEL_KEYS } from "./model.ts";
-import { OPENAI_KEYS } from "./models/openai.ts";
+import { OPENAI_KEYS } from "./models/_openai_keys.ts";
 import { SCRIPTED_KEYS } from "./models/_scripted_config.ts";
 import { LOCAL_KEYS } from "./environments/local.ts";
 import { DOCKER_KEYS } from "./environments/_docker_config.ts";

@@ -4,132 +4,25 @@
  *
  * @module
  */
-import { ApiError, ConfigError } from "../errors.ts";
+import { ConfigError } from "../errors.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { Prices } from "./_cost.ts";
 import { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, resolveEndpoint, routeUrl } from "./_presets.ts";
-import {
-  abortableSleep,
-  MAX_TIMER_MS,
-  parseRetryAfter,
-  retry,
-  type RetryPolicy,
-  TransientError,
-} from "./_retry.ts";
+import { abortableSleep, retry, type RetryPolicy } from "./_retry.ts";
 import {
   isObject,
-  MalformedBodyError,
-  oneLine,
   parseCompletionBody,
   type ParsedBody,
   type ParsedResponse,
   parseResponsesBody,
-  ProviderErrorBody,
 } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
-import { readCompletionStream, type StreamSink } from "./_stream.ts";
-import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config_keys.ts";
+import type { StreamSink } from "./_stream.ts";
+import { Transport } from "./_transport.ts";
+import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_openai_keys.ts";
+import { type ConfigInput, resolveKeys } from "../config_keys.ts";
 import type { Gateway } from "./_gateways.ts";
-
-/** Deadline of one request attempt when neither `request_timeout` nor `model_kwargs.timeout` is set. */
-export const DEFAULT_REQUEST_TIMEOUT = 600;
-
-/** The `model:` keys the HTTP client reads. */
-export const OPENAI_KEYS = defineKeys({
-  model_name: {
-    type: "string",
-    required: "pass -m MODEL or set model.model_name",
-    envVar: "MSWEA_MODEL_NAME",
-    check: (v) => (v === "" ? "must not be empty" : undefined),
-    doc: "Model id, optionally with a provider prefix that picks `base_url` and `api_key_env` when they " +
-      "are unset (see Providers below); a known prefix is stripped before sending.",
-  },
-  model_kwargs: {
-    type: "object",
-    default: {},
-    doc: "Merged into the request body (`temperature`, `max_tokens`, `reasoning_effort`, ...). Handled " +
-      "here rather than sent: `api_base`/`base_url`, `timeout`/`request_timeout` (the deadline), " +
-      "`extra_headers`, `extra_body` (merged into the body), `input_cost_per_token`/`output_cost_per_token`. " +
-      "litellm-only keys (`drop_params`, `num_retries`, `caching`, ...) are dropped with a warning; " +
-      "`api_key` is refused (use `api_key_env`).",
-  },
-  base_url: {
-    type: "string",
-    defaultDoc: "from the prefix",
-    check: (v) => (v === "" ? "must not be empty" : undefined),
-    doc: "OpenAI-compatible endpoint; requests go to `<base_url>/chat/completions` (the path goes before " +
-      "a query string: `https://gw.example/v1?api-version=1` works).",
-  },
-  api_key_env: {
-    type: "string",
-    defaultDoc: "from the prefix",
-    check: (v) => (v === "" ? "must not be empty" : undefined),
-    doc: "Name of the variable holding the API key; no `Authorization` header when it is unset or empty.",
-  },
-  request_timeout: {
-    type: "number",
-    min: 0,
-    defaultDoc: `\`model_kwargs.timeout\`, else ${DEFAULT_REQUEST_TIMEOUT}`,
-    doc: "Deadline of one request attempt, seconds; 0 = none (also for `model_kwargs.timeout`).",
-  },
-  retry_attempts: {
-    type: "int",
-    default: 10,
-    min: 1,
-    envVar: "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT",
-    doc: "Attempts per query, the first included; retried: 408, 409, 429, 5xx, network errors, missed " +
-      "deadlines, bodies that are not JSON, provider errors in a 200 body (unless their code is a 4xx); " +
-      "never 400/401/403/404, never a served completion (an odd shape is a format error).",
-  },
-  retry_base_delay: {
-    type: "number",
-    default: 1,
-    min: 0,
-    doc: "First backoff, seconds (doubles, full jitter); `retry-after-ms`, else `Retry-After`, is honoured.",
-  },
-  retry_max_delay: {
-    type: "number",
-    default: 60,
-    min: 0,
-    doc: "Longest wait between attempts (also caps `retry-after-ms` and `Retry-After`), seconds.",
-  },
-  input_cost_per_token: {
-    type: "number",
-    min: 0,
-    doc: "Dollars per prompt token, used when the provider reports no cost; configured prices win over " +
-      "the price database (see Providers and cost).",
-  },
-  output_cost_per_token: { type: "number", min: 0, doc: "Dollars per completion token." },
-  cache_read_input_token_cost: {
-    type: "number",
-    min: 0,
-    defaultDoc: "`input_cost_per_token`",
-    doc: "Dollars per prompt token read from the provider's cache.",
-  },
-  cache_creation_input_token_cost: {
-    type: "number",
-    min: 0,
-    defaultDoc: "`input_cost_per_token`",
-    doc: "Dollars per prompt token written to the provider's cache.",
-  },
-  stream: {
-    type: "bool",
-    default: false,
-    doc: "Ask for a streamed reply (`stream: true`) and show it as it arrives at a terminal; the saved " +
-      "message and response are those of a non-streamed request. Off: the request bytes stay upstream's.",
-  },
-  cost_tracking: {
-    type: "string",
-    default: "default",
-    values: ["default", "ignore_errors"],
-    envVar: "MSWEA_COST_TRACKING",
-    doc: "`ignore_errors`: an unknown cost is 0, with no warning and no stop at a cost limit.",
-  },
-});
-
-/** The resolved `model:` keys of the HTTP client. */
-export type OpenAIClientConfig = ConfigOf<typeof OPENAI_KEYS>;
 
 /** What the client needs from the outside world. */
 export interface OpenAIClientDeps {
@@ -172,10 +65,6 @@ const HANDLED = [
   "input_cost_per_token",
   "output_cost_per_token",
 ];
-const NO_RETRY_HINT: Record<number, string> = {
-  404: " (check model.model_name and model.base_url)",
-  422: " (check model.model_kwargs)",
-};
 
 /**
  * Chat-completions client for any OpenAI-compatible endpoint, with a per-request deadline, retries on
@@ -196,18 +85,15 @@ export class OpenAIClient implements ChatClient {
   #responsesUrl: string;
   #key: string;
   #secrets: string[] = [];
-  #keyEnv: string | undefined;
-  #headers: Record<string, string>;
   #body: { [key: string]: Json };
   /** `model_kwargs` as sent: the Responses API gets these without the preset's chat-only fields. */
   #kwargs: { [key: string]: Json };
-  #timeoutMs: number;
   #policy: RetryPolicy;
   #costs: CostPolicy;
   #bodies = new RequestBodies();
-  /** The endpoint answered 411: bodies go whole (with a Content-Length), not streamed. */
-  #lengthRequired = false;
-  #stream: { sink: StreamSink | undefined } | undefined;
+  #transport: Transport;
+  /** `model.stream` is on: ask for a streamed reply. */
+  #stream: boolean;
 
   /**
    * @param config the `model:` section (see {@link OpenAIClientConfig})
@@ -240,10 +126,13 @@ export class OpenAIClient implements ChatClient {
       : resolveEndpoint(config.model_name, config.base_url ?? kwargUrl, config.api_key_env);
     this.#url = routeUrl(this.endpoint.baseUrl, "/chat/completions");
     this.#responsesUrl = routeUrl(this.endpoint.baseUrl, "/responses");
-    this.#keyEnv = this.endpoint.apiKeyEnv;
-    this.#key = this.#keyEnv === undefined ? "" : deps.env[this.#keyEnv] ?? "";
+    const keyEnv = this.endpoint.apiKeyEnv;
+    this.#key = keyEnv === undefined ? "" : deps.env[keyEnv] ?? "";
 
-    this.#headers = { "content-type": "application/json", accept: "application/json" };
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json",
+    };
     const extraHeaders = kwargs.extra_headers;
     if (extraHeaders !== undefined) {
       if (!isObject(extraHeaders) || !Object.values(extraHeaders).every((v) => typeof v === "string")) {
@@ -252,11 +141,11 @@ export class OpenAIClient implements ChatClient {
         );
       }
       for (const [name, value] of Object.entries(extraHeaders)) {
-        this.#headers[name.toLowerCase()] = String(value);
+        headers[name.toLowerCase()] = String(value);
       }
     }
-    if (this.#key !== "") this.#headers.authorization = `Bearer ${this.#key}`;
-    if (gateway) this.#secrets = gateway.addHeaders(this.#headers, deps.env, input, this.endpoint.baseUrl);
+    if (this.#key !== "") headers.authorization = `Bearer ${this.#key}`;
+    if (gateway) this.#secrets = gateway.addHeaders(headers, deps.env, input, this.endpoint.baseUrl);
     const extraBody = kwargs.extra_body ?? {};
     if (!isObject(extraBody)) {
       throw new ConfigError("Cannot configure model: model.model_kwargs.extra_body must be a mapping");
@@ -267,7 +156,6 @@ export class OpenAIClient implements ChatClient {
 
     const kwargTimeout = num("model_kwargs.timeout", kwargs.timeout) ??
       num("model_kwargs.request_timeout", kwargs.request_timeout);
-    this.#timeoutMs = 1000 * (config.request_timeout ?? kwargTimeout ?? DEFAULT_REQUEST_TIMEOUT);
     this.#policy = {
       attempts: config.retry_attempts,
       baseDelayMs: 1000 * config.retry_base_delay,
@@ -277,7 +165,18 @@ export class OpenAIClient implements ChatClient {
       log: (line) => log(this.#redact(line)),
     };
 
-    if (config.stream) this.#stream = { sink: deps.onStream };
+    this.#stream = config.stream;
+    this.#transport = new Transport({
+      headers,
+      timeoutMs: 1000 * (config.request_timeout ?? kwargTimeout ?? DEFAULT_REQUEST_TIMEOUT),
+      baseUrl: this.endpoint.baseUrl,
+      authHint: keyEnv === undefined
+        ? "set model.api_key_env to the name of the variable holding the API key"
+        : `${this.#key === "" ? "set" : "check"} ${keyEnv}`,
+      stream: config.stream ? { sink: deps.onStream } : undefined,
+      redact: (text) => this.#redact(text),
+      log: this.#policy.log,
+    });
     this.#costs = new CostPolicy({
       prices: prices(config, kwargs),
       endpoint: this.endpoint,
@@ -311,7 +210,12 @@ export class OpenAIClient implements ChatClient {
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
     const url = this.#url;
     const parse = (text: string | Json): ParsedBody => parseCompletionBody(text);
-    const parsed = await retry(url, () => this.#attempt(url, body, parse, signal), this.#policy, signal);
+    const parsed = await retry(
+      url,
+      () => this.#transport.attempt(url, body, parse, signal),
+      this.#policy,
+      signal,
+    );
     const cost = await this.#costs.cost(parsed.usage);
     const { message, finish_reason, body: response, problem } = parsed;
     return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
@@ -341,104 +245,13 @@ export class OpenAIClient implements ChatClient {
     const url = this.#responsesUrl;
     const parse = (text: string | Json) =>
       parseResponsesBody(typeof text === "string" ? text : JSON.stringify(text));
-    const parsed = await retry(url, () => this.#attempt(url, body, parse, signal), this.#policy, signal);
+    const parsed = await retry(
+      url,
+      () => this.#transport.attempt(url, body, parse, signal),
+      this.#policy,
+      signal,
+    );
     return { ...parsed, cost: await this.#costs.cost(parsed.usage) };
-  }
-
-  async #attempt<T>(
-    url: string,
-    body: string | Uint8Array[],
-    parse: (text: string | Json) => T,
-    signal?: AbortSignal,
-    redirected = false,
-  ): Promise<T> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = this.#timeoutMs > 0
-      ? setTimeout(() => controller.abort(), Math.min(this.#timeoutMs, MAX_TIMER_MS))
-      : undefined;
-    let status = 0, headers: Headers, text: string | Json;
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: this.#headers,
-        body: typeof body === "string" ? body : this.#lengthRequired ? joined(body) : streamOf(body),
-        signal: controller.signal,
-        redirect: "manual",
-      });
-      status = response.status;
-      headers = response.headers;
-      const received = cappedBody(response, url);
-      text = this.#stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream")
-        ? await readCompletionStream(received, this.#stream.sink)
-        : await new Response(received).text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof ApiError) throw error;
-      if (error instanceof MalformedBodyError) throw new TransientError(this.#redact(error.message), status);
-      if (controller.signal.aborted) {
-        throw new TransientError(
-          `no complete response within ${this.#timeoutMs / 1000} s (model.request_timeout)`,
-        );
-      }
-      // fetch says "fetch failed"; the cause says why (refused, reset, closed before the answer...).
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      const message = (cause instanceof Error ? cause.message : String(cause))
-        .replace(/^error sending request .*?: (?=client error)/, "");
-      throw new TransientError(`network error: ${this.#redact(oneLine(message))}`, 0, undefined, {
-        cause: error,
-      });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
-    if (status === 411 && typeof body !== "string" && !this.#lengthRequired) {
-      // A server that wants a Content-Length: send whole bodies from now on (more memory, same bytes).
-      this.#lengthRequired = true;
-      this.#policy.log(`note: ${this.endpoint.baseUrl} wants a Content-Length; sending whole request bodies`);
-      return await this.#attempt(url, body, parse, signal, redirected);
-    }
-    if (status >= 300 && status <= 399) {
-      const target = redirectTarget(url, status, headers.get("location"), redirected);
-      return await this.#attempt(target, body, parse, signal, true);
-    }
-    if (status < 200 || status > 299) throw this.#statusError(url, status, headers, String(text));
-    try {
-      return parse(text);
-    } catch (error) {
-      // Not JSON, or the provider's error object: nothing was served, so another attempt buys nothing twice.
-      if (error instanceof MalformedBodyError) throw new TransientError(this.#redact(error.message), status);
-      if (error instanceof ProviderErrorBody) {
-        const code = error.code;
-        const what = this.#redact(error.message);
-        if (code === undefined || code === 408 || code === 409 || code === 429 || code >= 500) {
-          throw new TransientError(what, code ?? status);
-        }
-        throw new ApiError(`Cannot query model: ${what} (code ${code})${NO_RETRY_HINT[code] ?? ""}`, code);
-      }
-      throw error;
-    }
-  }
-
-  #statusError(url: string, status: number, headers: Headers, text: string): Error {
-    const detail = this.#redact(providerMessage(text));
-    const what = `HTTP ${status} from ${url}${detail === "" ? "" : `: ${detail}`}`;
-    if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      return new TransientError(what, status, parseRetryAfter(headers));
-    }
-    if (status === 401 || status === 403) {
-      const hint = this.#keyEnv === undefined
-        ? "set model.api_key_env to the name of the variable holding the API key"
-        : `${this.#key === "" ? "set" : "check"} ${this.#keyEnv}`;
-      return new ApiError(
-        `Cannot query model: HTTP ${status} from ${this.endpoint.baseUrl} (${hint})${
-          detail === "" ? "" : `: ${detail}`
-        }`,
-        status,
-      );
-    }
-    return new ApiError(`Cannot query model: ${what}${NO_RETRY_HINT[status] ?? ""}`, status);
   }
 
   #redact(text: string): string {
@@ -447,109 +260,6 @@ export class OpenAIClient implements ChatClient {
     }
     return text;
   }
-}
-
-/**
- * Where a redirect may be followed: a 307 or 308 to the same origin, once (the caller resends the
- * body whole, as a stream cannot be redelivered). Anything else fails at once: a POST cannot follow
- * 301/302/303, and neither the key nor the conversation goes to a host the config does not name.
- *
- * @throws {ApiError} naming the new location and the `base_url` to set
- */
-function redirectTarget(url: string, status: number, location: string | null, again: boolean): string {
-  const target = location === null ? null : URL.parse(location, url);
-  if (target === null) {
-    throw new ApiError(`Cannot query model: HTTP ${status} from ${url} with no redirect to follow`, status);
-  }
-  const why = again
-    ? "redirected again"
-    : status !== 307 && status !== 308
-    ? "a POST cannot follow it"
-    : target.origin !== new URL(url).origin
-    ? "another origin: the key and the conversation stay with the configured one"
-    : undefined;
-  if (why === undefined) return target.href;
-  const path = target.pathname.replace(/\/(?:chat\/completions|responses)\/?$/, "");
-  throw new ApiError(
-    `Cannot query model: HTTP ${status} from ${url} redirects to ${target.href} (${why}); ` +
-      `set model.base_url to ${target.origin}${path}${target.search}`,
-    status,
-  );
-}
-
-/** The most bytes of one response body read (64 MiB): a longer one fails the query. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-
-/**
- * The body, failing with an {@link ApiError} (not retried: the answer may have been paid for) once it
- * says or proves itself longer than {@link MAX_RESPONSE_BYTES}, before it is all held in memory.
- */
-function cappedBody(response: Response, url: string): ReadableStream<Uint8Array> {
-  const tooLarge = (size: string) =>
-    new ApiError(
-      `Cannot query model: the response body from ${url} is ${size} bytes, over the ${
-        MAX_RESPONSE_BYTES / 2 ** 20
-      } MiB cap (not retried: it may have been paid for)`,
-      response.status,
-    );
-  const declared = Number(response.headers.get("content-length") ?? 0);
-  if (declared > MAX_RESPONSE_BYTES) {
-    response.body?.cancel().catch(() => {});
-    throw tooLarge(String(declared));
-  }
-  let read = 0;
-  const empty = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-  return (response.body ?? empty).pipeThrough(
-    new TransformStream({
-      transform(chunk, controller) {
-        read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) controller.error(tooLarge(`at least ${read}`));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-}
-
-/** The chunks as one buffer. */
-function joined(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-/**
- * A request body streamed from its chunks, so no contiguous copy of a multi-megabyte history is made
- * per request (on HTTP/1.1 it goes chunked; a server that answers 411 gets whole bodies instead).
- */
-function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (i < chunks.length) controller.enqueue(chunks[i++]!);
-      else controller.close();
-    },
-  });
-}
-
-/** The provider's error text: `error.message`, `message`, `detail`, or the raw body, on one line. */
-function providerMessage(text: string): string {
-  let data: Json;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return oneLine(text);
-  }
-  if (isObject(data)) {
-    const error = data.error;
-    for (const candidate of [isObject(error) ? error.message : error, data.message, data.detail]) {
-      if (typeof candidate === "string") return oneLine(candidate);
-    }
-  }
-  return oneLine(text);
 }
 
 function prices(config: OpenAIClientConfig, kwargs: { [key: string]: Json }): Prices | undefined {

@@ -5,7 +5,8 @@
  */
 import { assert, assertEquals, assertRejects } from "../_assert.ts";
 import { ConfigError } from "../../src/errors.ts";
-import { OpenAIClient, type OpenAIClientConfig } from "../../src/models/openai.ts";
+import { OpenAIClient } from "../../src/models/openai.ts";
+import type { OpenAIClientConfig } from "../../src/models/_openai_keys.ts";
 import { findPrice } from "../../src/models/_prices.ts";
 import type { ChatRequest } from "../../src/types.ts";
 import { startFakeServer } from "../fake_server.ts";
