@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { MAX_TIMER_MS } from "../timers.ts";
 import { BoundedCapture, codePointLength } from "./_capture.ts";
 
 /** Default cap on characters (code points) of output kept in memory: 2 Mi (1 Mi head, 1 Mi tail). */
@@ -203,7 +204,7 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
     wake();
   };
   const timer = opts.timeoutSeconds > 0
-    ? setTimeout(() => kill("timeout"), Math.min(opts.timeoutSeconds * 1000, 2 ** 31 - 1))
+    ? setTimeout(() => kill("timeout"), Math.min(opts.timeoutSeconds * 1000, MAX_TIMER_MS))
     : undefined;
   const onAbort = () => kill("abort");
   if (opts.signal?.aborted) kill("abort");

@@ -5,6 +5,7 @@
  * @module
  */
 import { ApiError } from "../errors.ts";
+import { MAX_TIMER_MS } from "../timers.ts";
 
 /** A delay the server asked for, and the header that asked. */
 export interface RetryAfter {
@@ -106,9 +107,6 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): RetryAfter 
   const date = text === "" ? NaN : Date.parse(text);
   return Number.isNaN(date) ? undefined : { ms: Math.max(0, date - now), header: "Retry-After" };
 }
-
-/** The longest timer `setTimeout` keeps (2^31-1 ms, ~24.8 days); a longer one fires at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Sleep that an abort signal cuts short; the rejection is the signal's reason.

@@ -8,7 +8,8 @@
  */
 import { ApiError } from "../errors.ts";
 import type { Json } from "../types.ts";
-import { MAX_TIMER_MS, parseRetryAfter, TransientError } from "./_retry.ts";
+import { parseRetryAfter, TransientError } from "./_retry.ts";
+import { MAX_TIMER_MS } from "../timers.ts";
 import { readCompletionStream, type StreamSink } from "./_stream.ts";
 import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
 
