@@ -19,8 +19,8 @@ export function isTrajectoryName(path: string): boolean {
 /**
  * List the trajectory files named by `paths`: a file is taken as it is; a directory is walked
  * (symbolic links to directories are not followed; hidden directories and `node_modules` are
- * skipped) for names {@link isTrajectoryName} accepts. The result is sorted by path (numbers in
- * names compared as numbers) without duplicates.
+ * skipped) for names {@link isTrajectoryName} accepts. The result keeps the order of `paths`, each
+ * directory's files sorted by path (numbers in names compared as numbers), without duplicates.
  *
  * @example
  * ```ts ignore
@@ -43,10 +43,10 @@ export async function findTrajectories(paths: readonly string[]): Promise<string
       }
       throw e;
     }
-    if (info.isDirectory) { for (const file of await findFiles(path, isTrajectoryName)) found.add(file); }
-    else found.add(path);
+    if (!info.isDirectory) found.add(path);
+    else for (const file of (await findFiles(path, isTrajectoryName)).sort(comparePaths)) found.add(file);
   }
-  return [...found].sort(comparePaths);
+  return [...found];
 }
 
 // Made on first use: creating an Intl.Collator loads ICU data (~50 ms), too slow for start-up.

@@ -21,9 +21,17 @@ Deno.test("findTrajectories() walks directories for *.traj.json and old runs/*.j
   assertEquals(await findTrajectories([dir, `${dir}/other/notes.json`, `${dir}/batch/`]), [
     `${dir}/batch/inst-2/inst-2.traj.json`,
     `${dir}/batch/inst-10/inst-10.traj.json`,
-    `${dir}/other/notes.json`,
     `${dir}/runs/2025-01-01T00-00-00Z.json`,
     `${dir}/runs/2026-01-01T00-00-00Z.traj.json`,
+    `${dir}/other/notes.json`,
+  ]);
+  // Arguments keep their order whatever their names: rows of `stats A B` come A first.
+  assertEquals(await findTrajectories([`${dir}/runs`, `${dir}/other/notes.json`, `${dir}/batch`]), [
+    `${dir}/runs/2025-01-01T00-00-00Z.json`,
+    `${dir}/runs/2026-01-01T00-00-00Z.traj.json`,
+    `${dir}/other/notes.json`,
+    `${dir}/batch/inst-2/inst-2.traj.json`,
+    `${dir}/batch/inst-10/inst-10.traj.json`,
   ]);
   await assertRejects(
     () => findTrajectories([`${dir}/missing`]),
