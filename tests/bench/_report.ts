@@ -52,9 +52,12 @@ export function markdownTable(rows: readonly Row[]): string {
     "| figure | claudius | floor (same run) | ratio | budget | met |",
     "| --- | ---: | --- | ---: | --- | :---: |",
   ];
+  // A `|` inside a cell (a shell pipeline) would end the cell.
+  const cell = (text: string) => text.replaceAll("|", "\\|");
   for (const r of rows) {
     const met = r.met === null ? "" : r.met ? "yes" : "**no**";
-    lines.push(`| ${r.figure} | ${r.value} | ${r.floor} | ${r.ratio} | ${r.budget} | ${met} |`);
+    const cells = [r.figure, r.value, r.floor, r.ratio, r.budget].map(cell);
+    lines.push(`| ${cells.join(" | ")} | ${met} |`);
   }
   return lines.join("\n");
 }

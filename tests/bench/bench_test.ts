@@ -1,6 +1,6 @@
 import { assertEquals } from "../_assert.ts";
 import { runScenarios } from "./bench.ts";
-import type { Row } from "./_report.ts";
+import { markdownTable, type Row } from "./_report.ts";
 
 const row = (figure: string): Row => ({ figure, value: "1 ms", floor: "", ratio: "", budget: "", met: null });
 
@@ -25,4 +25,11 @@ Deno.test("runScenarios() keeps and saves every figure taken when a later scenar
     budget: "",
     met: false,
   });
+});
+
+Deno.test("markdownTable() keeps a shell pipeline inside its cell", () => {
+  const table = markdownTable([
+    { figure: "flood", value: "1 MB/s", floor: "`yes | head`", ratio: "1x", budget: "", met: null },
+  ]);
+  assertEquals(table.split("\n")[2], "| flood | 1 MB/s | `yes \\| head` | 1x |  |  |");
 });
