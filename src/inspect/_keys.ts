@@ -5,19 +5,10 @@
  *
  * @module
  */
+import { CURSOR_KEYS } from "../terminal/cursor_keys.ts";
 
 const CSI: Record<string, string> = {
-  A: "up",
-  B: "down",
-  C: "right",
-  D: "left",
-  H: "home",
-  F: "end",
-  "1~": "home",
-  "7~": "home",
-  "4~": "end",
-  "8~": "end",
-  "3~": "delete",
+  ...CURSOR_KEYS,
   "5~": "pageup",
   "6~": "pagedown",
 };

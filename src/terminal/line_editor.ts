@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { CURSOR_KEYS } from "./cursor_keys.ts";
 
 /** One key press (or one paste). */
 export type Key =
@@ -55,17 +56,7 @@ const CONTROL: Record<string, Named> = {
 };
 
 const CSI: Record<string, Named> = {
-  A: "up",
-  B: "down",
-  C: "right",
-  D: "left",
-  H: "home",
-  F: "end",
-  "1~": "home",
-  "7~": "home",
-  "4~": "end",
-  "8~": "end",
-  "3~": "delete",
+  ...CURSOR_KEYS,
   "1;5C": "wordRight",
   "1;5D": "wordLeft",
   "1;3C": "wordRight",
