@@ -148,11 +148,15 @@ export async function readCompletionStream(
     if (data.length) event(data.join("\n"));
   };
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  // SSE lines end in CRLF, LF or CR; a chunk's last CR waits for the next chunk, which may start with LF.
+  let cr = "";
   try {
     while (!done) {
       const { value, done: ended } = await reader.read();
-      if (ended) break;
-      let text = value.replaceAll("\r\n", "\n");
+      if (ended && cr === "") break;
+      let text = cr + (value ?? "");
+      cr = !ended && text.endsWith("\r") ? "\r" : "";
+      text = text.slice(0, text.length - cr.length).replaceAll("\r\n", "\n").replaceAll("\r", "\n");
       // Only the new text is searched and the pending pieces joined once per event: rescanning one
       // growing buffer was quadratic in the size of a long event.
       while (!done) {
@@ -165,6 +169,7 @@ export async function readCompletionStream(
         block(end === -1 ? whole.slice(0, -1) : whole);
       }
       if (text !== "") pending.push(text);
+      if (ended) break;
     }
   } finally {
     reader.cancel().catch(() => {});

@@ -100,3 +100,23 @@ Deno.test("readCompletionStream() reads the same body whatever the chunking, bla
   );
   for (const size of [1, 2, 3, 7]) assertEquals(await readCompletionStream(chunked(size)), whole);
 });
+
+Deno.test("readCompletionStream() reads CRLF and CR line endings (SSE allows both), a CRLF split across chunks included", async () => {
+  const body = toCompletionBody({ content: "line endings", commands: ["ls"] }, 0, "m");
+  const events = toStreamEvents(body);
+  const chunked = (eol: string, size: number) => {
+    const sse = new TextEncoder().encode(events.map((e) => `data: ${e}${eol}${eol}`).join(""));
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < sse.length; i += size) controller.enqueue(sse.slice(i, i + size));
+        controller.close();
+      },
+    });
+  };
+  const whole = await readCompletionStream(chunked("\n", 1 << 20));
+  for (const eol of ["\r\n", "\r"]) {
+    for (const size of [1, 2, 3, 7, 1 << 20]) {
+      assertEquals(await readCompletionStream(chunked(eol, size)), whole);
+    }
+  }
+});
