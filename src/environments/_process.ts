@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MAX_TIMER_MS } from "../timers.ts";
+import { after } from "../timers.ts";
 import { BoundedCapture, codePointLength } from "./_capture.ts";
 
 /** Default cap on characters (code points) of output kept in memory: 2 Mi (1 Mi head, 1 Mi tail). */
@@ -203,8 +203,8 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
     })();
     wake();
   };
-  const timer = opts.timeoutSeconds > 0
-    ? setTimeout(() => kill("timeout"), Math.min(opts.timeoutSeconds * 1000, MAX_TIMER_MS))
+  const cancelTimeout = opts.timeoutSeconds > 0
+    ? after(opts.timeoutSeconds * 1000, () => kill("timeout"))
     : undefined;
   const onAbort = () => kill("abort");
   if (opts.signal?.aborted) kill("abort");
@@ -246,7 +246,7 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
       truncated,
     };
   } finally {
-    clearTimeout(timer);
+    cancelTimeout?.();
     opts.signal?.removeEventListener("abort", onAbort);
   }
 }
@@ -309,14 +309,11 @@ export async function killGroups(pgids: Iterable<number>): Promise<void> {
 
 /** Resolve with `p`'s value, or with undefined after `ms`. */
 async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel = () => {};
   try {
-    return await Promise.race([
-      p,
-      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms))),
-    ]);
+    return await Promise.race([p, new Promise<undefined>((r) => (cancel = after(ms, () => r(undefined))))]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }
 

@@ -9,7 +9,7 @@
 import { ApiError } from "../errors.ts";
 import type { Json } from "../types.ts";
 import { parseRetryAfter, TransientError } from "./_retry.ts";
-import { MAX_TIMER_MS } from "../timers.ts";
+import { after } from "../timers.ts";
 import { readCompletionStream, type StreamSink } from "./_stream.ts";
 import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
 
@@ -87,8 +87,8 @@ export class Transport {
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = this.#o.timeoutMs > 0
-      ? setTimeout(() => controller.abort(), Math.min(this.#o.timeoutMs, MAX_TIMER_MS))
+    const cancelDeadline = this.#o.timeoutMs > 0
+      ? after(this.#o.timeoutMs, () => controller.abort())
       : undefined;
     let status = 0, headers: Headers, text: string | Json;
     try {
@@ -124,7 +124,7 @@ export class Transport {
         cause: error,
       });
     } finally {
-      clearTimeout(timer);
+      cancelDeadline?.();
       signal?.removeEventListener("abort", onAbort);
     }
     if (status === 411 && typeof body !== "string" && !this.#lengthRequired) {

@@ -29,6 +29,8 @@ export interface EpisodeOptions {
   args?: string[];
   /** /proc polling period, ms (0 = only at the last request and at the end). */
   pollMs?: number;
+  /** The entry module (default `main.ts`, relative to the repository). */
+  entry?: string;
   /** Called on each request (after the server recorded it). */
   onRequest?: (index: number, pid: number) => void;
 }
@@ -59,7 +61,7 @@ export async function episode(
   const args = [
     "run",
     ...runFlags(),
-    "main.ts",
+    opts.entry ?? "main.ts",
     "--task",
     "benchmark",
     "-m",
