@@ -39,28 +39,49 @@ export function instanceConfig(base: ResolvedConfig, instance: Instance, outDir:
 }
 
 /**
- * Two arms working in the same host directory would change each other's files: a configured
- * `environment.cwd` of a local or bubblewrap arm must differ from every other arm's (checked for
- * one instance: the arms' configs, not the instances, make them equal).
- * @throws {ConfigError} naming the directory and the arms
+ * Two episodes working in the same host directory would change each other's files: a configured
+ * `environment.cwd` of a local or bubblewrap run must differ between arms, and between instances
+ * when instances run side by side (checked on the first two instances: a cwd that does not name the
+ * instance is the same for all). One worker running instances in turn in one directory is allowed
+ * (a startup command may prepare it each time), with a warning.
+ * @returns the warning, if any
+ * @throws {ConfigError} naming the directory and the two that share it
  */
-export function checkArmWorkspaces(
+export function checkWorkspaces(
   arms: { name: string; config: ResolvedConfig; dir: string }[],
-  inst: Instance,
-): void {
-  const seen = new Map<string, string>();
-  for (const o of arms) {
+  instances: Instance[],
+  workers: number,
+): string | undefined {
+  const seen = new Map<string, { arm: string; id: string }>();
+  const local = arms.filter((o) => {
     const cls = String(o.config.environment.environment_class);
-    if ((cls !== "local" && cls !== "bubblewrap") || !o.config.environment.cwd) continue;
-    const cwd = String(instanceConfig(o.config, inst, o.dir).environment.cwd);
-    const other = seen.get(cwd);
-    if (other !== undefined) {
-      throw new ConfigError(
-        `Arms '${other}' and '${o.name}' both work in environment.cwd '${cwd}' and would change each ` +
-          `other's files: leave environment.cwd unset (each arm works in <out>/<arm>/<id>/workspace) or ` +
-          `give each arm its own`,
-      );
+    return (cls === "local" || cls === "bubblewrap") && o.config.environment.cwd;
+  });
+  let warning: string | undefined;
+  for (const o of local) {
+    for (const inst of instances.slice(0, 2)) {
+      const cwd = String(instanceConfig(o.config, inst, o.dir).environment.cwd);
+      const other = seen.get(cwd);
+      seen.set(cwd, { arm: o.name, id: inst.instance_id });
+      if (other === undefined) continue;
+      if (other.arm !== o.name) {
+        throw new ConfigError(
+          `Arms '${other.arm}' and '${o.name}' both work in environment.cwd '${cwd}' and would change each ` +
+            `other's files: leave environment.cwd unset (each arm works in <out>/<arm>/<id>/workspace) or ` +
+            `give each arm its own`,
+        );
+      }
+      const fix = "leave environment.cwd unset (each instance works in <out>/<id>/workspace) or name the " +
+        "instance in it (e.g. /work/{{instance_id}})";
+      if (workers > 1) {
+        throw new ConfigError(
+          `Instances '${other.id}' and '${inst.instance_id}' would both work in environment.cwd '${cwd}' at ` +
+            `the same time (--workers ${workers}) and change each other's files: ${fix}`,
+        );
+      }
+      warning = `warning: every instance works in environment.cwd '${cwd}' and sees what the one before ` +
+        `left there: ${fix}`;
     }
-    seen.set(cwd, o.name);
   }
+  return warning;
 }

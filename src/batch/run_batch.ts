@@ -15,7 +15,7 @@ import { resolvePath } from "../components.ts";
 import type { Environment, Message } from "../types.ts";
 import { type DockerHostSpec, forceClose, workerSlots } from "./_workers.ts";
 import { instanceTask, loadInstances } from "./instances.ts";
-import { checkArmWorkspaces, instanceConfig } from "./instance_config.ts";
+import { checkWorkspaces, instanceConfig } from "./instance_config.ts";
 import { type Instance, selectInstances, type Selection } from "./select.ts";
 import { prediction, ResultFiles, trajectoryState, writeSetupFailure } from "./_results.ts";
 import { Claims, DirLock } from "./_claims.ts";
@@ -176,9 +176,11 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
   const redo = options.redoExisting || options.selection.instance !== undefined;
   const trajPath = (o: Output, id: string) => `${o.dir}/${id}/${id}.traj.json`;
   const outputs: Output[] = [];
-  if (nested && selected[0]) {
-    checkArmWorkspaces(options.arms.map((a) => ({ ...a, dir: `${root}/${a.name}` })), selected[0]);
-  }
+  const shared = checkWorkspaces(
+    options.arms.map((a) => ({ ...a, dir: nested ? `${root}/${a.name}` : root })),
+    selected,
+    options.workers,
+  );
   try {
     for (const { name, config } of options.arms) {
       const dir = nested ? `${root}/${name}` : root;
@@ -236,6 +238,7 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
       );
     }
     for (const line of new Set(outputs.flatMap((o) => rules.notes(o.config)))) progress.log(line);
+    if (shared) progress.log(shared);
     const globalLimits = GlobalLimits.fromEnv(deps.hostEnv);
     if (globalLimits.active) progress.log(globalLimits.describe());
     const slots = workerSlots(Math.max(1, options.workers), options.dockerHosts);

@@ -1,8 +1,8 @@
 /**
- * instanceConfig() and checkArmWorkspaces(): the per-instance config of a batch.
+ * instanceConfig() and checkWorkspaces(): the per-instance config of a batch.
  */
 import { assertEquals, assertThrows } from "../_assert.ts";
-import { checkArmWorkspaces, instanceConfig } from "../../src/batch/instance_config.ts";
+import { checkWorkspaces, instanceConfig } from "../../src/batch/instance_config.ts";
 import { ConfigError } from "../../src/errors.ts";
 import { config } from "./_helpers.ts";
 
@@ -31,7 +31,7 @@ Deno.test("instanceConfig() renders image, startup command, script and cwd over 
   assertEquals(bwrap.environment.cwd, "/out/Org__repo-1/workspace");
 });
 
-Deno.test("checkArmWorkspaces() refuses arms sharing a local working directory, names it and the arms", async () => {
+Deno.test("checkWorkspaces() refuses arms sharing a local working directory, names it and the arms", async () => {
   const inst = { instance_id: "i1", problem_statement: "x" };
   const shared = await config(["environment.cwd=/work/{{ instance_id }}"]);
   const arms = [
@@ -39,17 +39,37 @@ Deno.test("checkArmWorkspaces() refuses arms sharing a local working directory, 
     { name: "a", config: shared, dir: "/out/a" },
     { name: "b", config: await config(["environment.cwd=/elsewhere/{{ instance_id }}"]), dir: "/out/b" },
   ];
-  checkArmWorkspaces(arms, inst); // each in its own directory
+  assertEquals(checkWorkspaces(arms, [inst], 4), undefined); // each in its own directory
   const clash = [...arms, { name: "c", config: shared, dir: "/out/c" }];
   assertThrows(
-    () => checkArmWorkspaces(clash, inst),
+    () => checkWorkspaces(clash, [inst], 1),
     ConfigError,
     "Arms 'a' and 'c' both work in environment.cwd '/work/i1'",
   );
   // Containers have a filesystem each: the same cwd is no clash.
   const docker = await config(["environment.environment_class=docker", "environment.cwd=/work"]);
-  checkArmWorkspaces(
+  checkWorkspaces(
     [{ name: "x", config: docker, dir: "/o/x" }, { name: "y", config: docker, dir: "/o/y" }],
-    inst,
+    [inst, { instance_id: "i2", problem_statement: "y" }],
+    4,
   );
+});
+
+Deno.test("checkWorkspaces() refuses instances sharing a local working directory side by side, warns when in turn", async () => {
+  const insts = [{ instance_id: "i1", problem_statement: "x" }, {
+    instance_id: "i2",
+    problem_statement: "y",
+  }];
+  const fixed = [{ name: "", config: await config(["environment.cwd=/workspace"]), dir: "/out" }];
+  assertThrows(
+    () => checkWorkspaces(fixed, insts, 2),
+    ConfigError,
+    "Instances 'i1' and 'i2' would both work in environment.cwd '/workspace' at the same time (--workers 2)",
+  );
+  const warning = checkWorkspaces(fixed, insts, 1) ?? "";
+  assertEquals(warning.startsWith("warning: every instance works in environment.cwd '/workspace'"), true);
+  assertEquals(checkWorkspaces(fixed, insts.slice(0, 1), 2), undefined, "one instance shares with nobody");
+  const named = [{ name: "", config: await config(["environment.cwd=/w/{{instance_id}}"]), dir: "/out" }];
+  assertEquals(checkWorkspaces(named, insts, 2), undefined);
+  assertEquals(checkWorkspaces([{ name: "", config: await config([]), dir: "/out" }], insts, 2), undefined);
 });
