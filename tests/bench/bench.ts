@@ -63,7 +63,8 @@ async function startup(tmp: string): Promise<Row[]> {
     budget: "<= 2x",
     met: v <= 2 * f,
   }, {
-    figure: "start-up, bundled: the same from `deno bundle --code-splitting` output (a proxy for the compiled binary)",
+    figure:
+      "start-up, bundled: the same from `deno bundle --code-splitting` output (a proxy for the compiled binary)",
     value: ms(b),
     floor: ms(f),
     ratio: x(b, f),
