@@ -55,6 +55,17 @@ export async function makeModel(
     client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
   } else {
     const c = resolveKeys(OPENAI_KEYS, own, "model", { hostEnv: deps.hostEnv });
+    const registry = c.litellm_model_registry || deps.hostEnv.LITELLM_MODEL_REGISTRY_PATH;
+    const kwargs = c.model_kwargs as Record<string, unknown>;
+    const priced = [c.input_cost_per_token, c.output_cost_per_token, kwargs.input_cost_per_token]
+      .some((p) => p !== undefined);
+    if (registry && !priced) {
+      const from = c.litellm_model_registry ? "model.litellm_model_registry" : "LITELLM_MODEL_REGISTRY_PATH";
+      const { registryPrices } = await import("./models/_registry.ts");
+      const found = await registryPrices(resolvePath(registry, deps.cwd), from, c.model_name);
+      if (found) Object.assign(c, found);
+      else deps.log(`note: ${from} has no entry for "${c.model_name}"; prices come from the provider or database`);
+    }
     // Upstream's get_model: cache markers for Anthropic-looking names unless the config says otherwise.
     const cacheControl = cacheControlMode(c.model_name, own.set_cache_control);
     // Upstream's OpenRouter classes always talk OpenRouter's dialect (its key, `usage.include`).

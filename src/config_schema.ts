@@ -209,7 +209,6 @@ export const SCHEMA: Record<Section, SectionDef> = {
       ) => [name, c.transport === "http" ? "HTTP classes" : "scripted"]),
     ),
     upstreamOnly: defineKeys({
-      litellm_model_registry: { type: "string|null", inert: true, doc: "upstream's litellm: use prices" },
       multimodal_regex: { type: "string", inert: true, doc: "upstream's multimodal content" },
       litellm_model_name_override: { type: "string", inert: true, doc: "upstream's portkey model" },
       cost_per_call: { type: "number", inert: true, doc: "upstream's deterministic model: use reply `cost`" },
