@@ -10,6 +10,7 @@ import { NotUtf8Error, readUtf8File } from "./src/text_file.ts";
 import { HELP, parseCommand, UsageError, VERSION } from "./src/cli.ts";
 import { ConfigError } from "./src/errors.ts";
 import { redactText, secretValues } from "./src/redact.ts";
+import { escapeControls } from "./src/safe_text.ts";
 import type { Host } from "./src/host.ts";
 import { runCommand } from "./src/commands/run_command.ts";
 
@@ -158,7 +159,8 @@ async function main(argv: string[]): Promise<number> {
             throw e;
           }
         },
-        error: err,
+        // Warnings name files and ids found in trajectories: their control characters are shown.
+        error: (line) => err(escapeControls(line)),
         isTerminal: Deno.stdout.isTerminal(),
       });
     }
@@ -184,7 +186,7 @@ if (import.meta.main) {
       denied,
       "$1 is a device, /proc or /sys path, which claudius does not use",
     );
-    err(`error: ${clip(shown(message))}`);
+    err(`error: ${clip(shown(escapeControls(message)))}`);
     if (e instanceof UsageError) err("hint: run 'claudius --help' for usage");
     if (verbose) {
       err(shown(error.stack ?? ""));

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { safeText, textWidth } from "../inspect/_text.ts";
 
 /** A column: its header and whether it is right-aligned (numbers). */
 export interface Column {
@@ -12,9 +13,15 @@ export interface Column {
 
 /**
  * Lay out rows under headers, columns padded to their widest cell, two spaces apart; a rule under
- * the header and before the last row when `totalRow` is set.
+ * the header and before the last row when `totalRow` is set. Cells come from trajectories (ids,
+ * statuses): control characters and newlines are shown escaped, and widths are terminal cells.
  */
-export function renderTable(columns: readonly Column[], rows: readonly string[][], totalRow = false): string {
+export function renderTable(
+  columns: readonly Column[],
+  cells: readonly string[][],
+  totalRow = false,
+): string {
+  const rows = cells.map((r) => r.map(safeText));
   const widths = columns.map((c, i) => Math.max(width(c.header), ...rows.map((r) => width(r[i] ?? ""))));
   const line = (cells: readonly string[]) =>
     cells.map((cell, i) => {
@@ -27,12 +34,7 @@ export function renderTable(columns: readonly Column[], rows: readonly string[][
   return [line(columns.map((c) => c.header)), rule, ...body].join("\n");
 }
 
-/** Display width: code points (good enough for the ASCII-heavy cells of these tables). */
-function width(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
+const width = textWidth;
 
 /** One CSV line (RFC 4180 quoting). */
 export function csvLine(values: readonly (string | number | boolean)[]): string {

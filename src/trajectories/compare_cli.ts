@@ -11,6 +11,7 @@ import { mapTrajectoriesParallel } from "./map_trajectories.ts";
 import { type EvalResults, loadEvalResults } from "./eval_results.ts";
 import { compareRuns, type Comparison, type InstanceSide, type SetSummary } from "./compare_runs.ts";
 import { csvLine, fmtCost, renderTable } from "./_table.ts";
+import { safeText } from "../inspect/_text.ts";
 import type { ToolIO } from "./cli.ts";
 
 /** Hand-written help of `claudius compare`. */
@@ -188,7 +189,7 @@ function text(c: Comparison, all: boolean): string {
     ),
     "",
     "Differences:",
-    ...c.differences.map((d) => `  - ${d}`),
+    ...c.differences.map((d) => `  - ${safeText(d)}`),
   ];
   const shown = c.instances.filter((i) => all || i.notes.length);
   if (shown.length) {

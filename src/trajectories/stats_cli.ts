@@ -8,6 +8,7 @@ import { ACTION_TYPES } from "./action_types.ts";
 import { findTrajectories } from "./find_trajectories.ts";
 import { mapTrajectoriesParallel } from "./map_trajectories.ts";
 import { type StatsTotal, totalStats, type TrajectoryStats } from "./trajectory_stats.ts";
+import { safeText } from "../inspect/_text.ts";
 import { type Column, csvLine, fmtCost, fmtCount, fmtSeconds, fmtShare, renderTable } from "./_table.ts";
 import type { ToolIO } from "./cli.ts";
 
@@ -120,7 +121,7 @@ function table(rows: TrajectoryStats[], total: StatsTotal): string {
   const submitted = total.exitStatuses.Submitted ?? 0;
   body.push(line(`total (${total.trajectories})`, `${submitted} submitted`, total));
   const statuses = Object.entries(total.exitStatuses).sort((a, b) => b[1] - a[1])
-    .map(([s, n]) => `${s || "(not ended)"} ${n}`).join(", ");
+    .map(([s, n]) => `${safeText(s) || "(not ended)"} ${n}`).join(", ");
   return renderTable(columns, body, true) + (statuses ? `\nexit statuses: ${statuses}` : "");
 }
 

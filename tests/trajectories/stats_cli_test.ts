@@ -84,3 +84,36 @@ Deno.test("claudius stats into a pipe closed early (| head -c 1) ends quietly, a
   assertEquals(r.code, 141, "128 + SIGPIPE, as a tool killed by the closed pipe");
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("claudius stats and compare tables show control characters in ids escaped, wide ones aligned", async () => {
+  const dir = await Deno.makeTempDir();
+  const golden = JSON.parse(await Deno.readTextFile(`${GOLDEN}toolcall_upstream.traj.json`));
+  const ids = ["plain", "t\x1b]0;PWNED\x07\u202eevil", "two\nlines", "日本語😀"];
+  for (const [k, id] of ids.entries()) {
+    await Deno.writeTextFile(`${dir}/${k}.traj.json`, JSON.stringify({ ...golden, instance_id: id }));
+  }
+  const exit = golden.messages.at(-1);
+  const odd = [...golden.messages.slice(0, -1), {
+    ...exit,
+    extra: { ...exit.extra, exit_status: "Odd\x1bStatus" },
+  }];
+  await Deno.writeTextFile(`${dir}/odd.traj.json`, JSON.stringify({ ...golden, messages: odd }));
+  await Deno.writeTextFile(`${dir}/bad\x1b[31m.traj.json`, "not json");
+  for (const args of [["stats", dir], ["compare", dir, GOLDEN]]) {
+    const r = await claudius(...args);
+    assertEquals(r.code, 1, r.stderr);
+    // deno-lint-ignore no-control-regex
+    assertEquals(/[\x00-\x09\x0b-\x1f\u202e]/.test(r.stdout), false, r.stdout);
+    assertMatch(r.stdout, /Odd\\x1bStatus/);
+    assertMatch(r.stderr, /^warning: Cannot recover trajectory .*bad\\x1b\[31m\.traj\.json/m);
+    assertMatch(r.stdout, /^t\\x1b\]0;PWNED\\x07\\u\{202e\}evil +Submitted/m);
+    assertMatch(r.stdout, /^two\\nlines +Submitted/m);
+    // "Submitted" starts in one terminal column on every row (wide characters take two cells).
+    const { textWidth } = await import("../../src/inspect/_text.ts");
+    const columns = r.stdout.split("\n").filter((l) => /^(plain|t\\|two|日本)/.test(l))
+      .map((l) => textWidth(l.slice(0, l.indexOf("Submitted"))));
+    assertEquals(columns.length, 4);
+    assertEquals(new Set(columns).size, 1, String(columns));
+  }
+  await Deno.remove(dir, { recursive: true });
+});
