@@ -30,6 +30,14 @@ type Slot<T> = { ok: T } | { fail: ReadFailure };
 
 /** The failure of reading `path`, as one line naming it. */
 export function readFailure(path: string, error: unknown): ReadFailure {
+  const why = error instanceof Deno.errors.NotFound
+    ? "no such file (or a broken link)"
+    : error instanceof Deno.errors.IsADirectory
+    ? "is a directory"
+    : error instanceof Deno.errors.PermissionDenied
+    ? "permission denied"
+    : undefined;
+  if (why) return { path, message: `Cannot read ${path}: ${why}` };
   const message = error instanceof Error ? error.message : String(error);
   return { path, message: message.includes(path) ? message : `Cannot read ${path}: ${message}` };
 }

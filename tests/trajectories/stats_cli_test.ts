@@ -117,3 +117,21 @@ Deno.test("claudius stats and compare tables show control characters in ids esca
   }
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("claudius stats and export name an unreadable path and why in one plain line", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.symlink("/nonexistent/x", `${dir}/dangling.traj.json`);
+  await Deno.mkdir(`${dir}/sub`);
+  await Deno.symlink(`${dir}/sub`, `${dir}/dirlink.traj.json`);
+  const stats = await claudius("stats", dir);
+  assertEquals(stats.code, 1);
+  assertMatch(
+    stats.stderr,
+    /^warning: Cannot read .*\/dangling\.traj\.json: no such file \(or a broken link\)$/m,
+  );
+  assertMatch(stats.stderr, /^warning: Cannot read .*\/dirlink\.traj\.json: is a directory$/m);
+  const exported = await claudius("export", "--atif", dir);
+  assertEquals(exported.code, 1);
+  assertEquals(exported.stderr, `error: Cannot read ${dir}: is a directory\n`);
+  await Deno.remove(dir, { recursive: true });
+});
