@@ -6,7 +6,7 @@
 import { parseFlags, UsageError } from "../flags.ts";
 import { VERSION } from "../version.ts";
 import type { ToolIO } from "../trajectories/cli.ts";
-import { sameFile } from "../trajectories/_files.ts";
+import { sameFile, writeOutput } from "../trajectories/_files.ts";
 import { collectReport } from "./collect_report.ts";
 import { renderReport } from "./render_report.ts";
 
@@ -22,7 +22,7 @@ run; steps and cost distributions; and a table of every trajectory (sortable, fi
 shape, one coloured cell per step (format errors dark, timeouts marked red).
 
 Options:
-  -o, --output FILE      where to write the page (default: report.html)
+  -o, --output FILE      where to write the page (default: report.html; '-': standard output)
       --title TEXT       the page's title (default: claudius report)
       --reference NAME   name of the reference program for the probe action type (repeatable;
                          default: executable, as in ProgramBench's ./executable)
@@ -60,7 +60,7 @@ export async function reportMain(
   }
   const output = (values.output as string | undefined) ?? "report.html";
   const cannot = (why: string) => new UsageError(`Cannot write the report to '${output}': it ${why}`);
-  const existing = await Deno.stat(output).catch(() => undefined);
+  const existing = output === "-" ? undefined : await Deno.stat(output).catch(() => undefined);
   if (existing?.isDirectory) throw cannot("is a directory; give a file path (e.g. -o report.html)");
   const reference = values.reference as string[] | undefined;
   const data = await collectReport(positionals, reference ? { reference } : {});
@@ -85,18 +85,11 @@ export async function reportMain(
     generatedAt: now(),
     version: VERSION,
   });
-  const tmp = `${output}.tmp-${Deno.pid}`;
-  try {
-    await Deno.writeTextFile(tmp, html);
-    await Deno.rename(tmp, output);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
+  await writeOutput(output, html, io.write);
   io.error(
-    `claudius report: ${count} trajector${
-      count === 1 ? "y" : "ies"
-    } in ${data.sets.length} set(s) -> ${output} ` +
+    `claudius report: ${count} trajector${count === 1 ? "y" : "ies"} in ${data.sets.length} set(s) -> ${
+      output === "-" ? "standard output" : output
+    } ` +
       `(${(new TextEncoder().encode(html).length / 1e6).toFixed(1)} MB)`,
   );
   return failures.length ? 1 : 0;

@@ -9,7 +9,7 @@ import { toAtif } from "./to_atif.ts";
 import { validateAtif } from "./validate_atif.ts";
 import type { ToolIO } from "./cli.ts";
 import { readFailure } from "./map_trajectories.ts";
-import { sameFile } from "./_files.ts";
+import { sameFile, writeOutput } from "./_files.ts";
 
 /** Hand-written help of `claudius export`. */
 export const EXPORT_HELP = `Usage: claudius export --atif TRAJ [-o OUT]
@@ -22,7 +22,7 @@ before it is written.
 
 Options:
       --atif             the format (the only one so far)
-  -o, --output FILE      where to write (default: standard output)
+  -o, --output FILE      where to write (default and '-': standard output)
   -h, --help             print this help`;
 
 /**
@@ -66,7 +66,6 @@ export async function exportMain(argv: string[], io: ToolIO): Promise<number> {
   for (const p of problems) io.error(`error: ATIF rule broken: ${p}`);
   if (problems.length) return 1;
   const text = JSON.stringify(atif, null, 2) + "\n";
-  if (out === undefined) io.write(text);
-  else await Deno.writeTextFile(out, text);
+  await writeOutput(out ?? "-", text, io.write);
   return 0;
 }

@@ -168,3 +168,27 @@ Deno.test("claudius report: one set per PATH, unreadable files listed with exit 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("claudius report -o: '-' is standard output, a link is written through, no directory is named", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await writeSyntheticTrajectory(`${dir}/runs/one.traj.json`, { steps: 3, seed: 1 });
+    const dash = await cli(["runs", "-o", "-"], dir);
+    assertEquals(dash.code, 0, dash.stderr);
+    assertMatch(dash.stdout, /^<!DOCTYPE html>/i);
+    assertMatch(dash.stderr, /-> standard output/);
+    await Deno.writeTextFile(`${dir}/real.html`, "old");
+    await Deno.symlink(`${dir}/real.html`, `${dir}/link.html`);
+    assertEquals((await cli(["runs", "-o", "link.html"], dir)).code, 0);
+    assertEquals(Deno.lstatSync(`${dir}/link.html`).isSymlink, true);
+    assertMatch(await Deno.readTextFile(`${dir}/real.html`), /^<!DOCTYPE html>/i);
+    const nowhere = await cli(["runs", "-o", "nowhere/r.html"], dir);
+    assertEquals([nowhere.code, nowhere.stderr], [
+      1,
+      "error: Cannot write nowhere/r.html: no such directory\n",
+    ]);
+    assertEquals([...Deno.readDirSync(dir)].map((e) => e.name).sort(), ["link.html", "real.html", "runs"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
