@@ -73,6 +73,12 @@ export async function compareMain(argv: string[], io: ToolIO): Promise<number> {
     for (const f of failures) io.error(`warning: ${f.message}`);
     failed += failures.length;
     const results = await resultsFor(path, resultFiles[k]);
+    if (results?.size && rows.length && !rows.some((r) => results.has(r.instanceId))) {
+      io.error(
+        `warning: the results ${resultFiles[k] ?? path} name none of the ${rows.length} instances of ` +
+          `${labels[k]} (such as ${rows[0]!.instanceId}); ids must match the trajectories' instance ids`,
+      );
+    }
     return { label: labels[k]!, rows, ...(results ? { results } : {}) };
   }));
   const c = compareRuns(sets[0]!, sets[1]!);

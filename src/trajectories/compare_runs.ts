@@ -6,7 +6,7 @@
  * @module
  */
 import { ACTION_TYPES, type ActionType } from "./action_types.ts";
-import type { EvalResults } from "./eval_results.ts";
+import { type EvalResults, resultOf } from "./eval_results.ts";
 import {
   type ActionTypeCounts,
   actionTypeShares,
@@ -91,14 +91,15 @@ const median = (xs: number[]) => {
 function summarize(set: RunSet, rows: TrajectoryStats[]): SetSummary {
   const total = totalStats(rows);
   const submitted = rows.filter((r) => r.exitStatus === "Submitted");
-  const evaluated = set.results ? rows.filter((r) => set.results!.has(r.instanceId)) : undefined;
+  const results = set.results;
+  const evaluated = results ? rows.filter((r) => resultOf(results, r.instanceId)) : undefined;
   return {
     label: set.label,
     instances: rows.length,
     submitted: submitted.length,
     emptySubmissions: submitted.filter((r) => r.submissionBytes === 0).length,
     evaluated: evaluated?.length,
-    resolved: evaluated?.filter((r) => set.results!.get(r.instanceId)!.resolved).length,
+    resolved: results && evaluated?.filter((r) => resultOf(results, r.instanceId)!.resolved).length,
     exitStatuses: total.exitStatuses,
     meanSteps: rows.length ? total.steps / rows.length : 0,
     medianSteps: median(rows.map((r) => r.steps)),
@@ -112,7 +113,7 @@ function summarize(set: RunSet, rows: TrajectoryStats[]): SetSummary {
 }
 
 function side(r: TrajectoryStats, results: EvalResults | undefined): InstanceSide {
-  const result = results?.get(r.instanceId);
+  const result = results && resultOf(results, r.instanceId);
   const main = ACTION_TYPES.reduce<ActionType | undefined>(
     (
       best,

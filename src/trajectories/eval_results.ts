@@ -26,8 +26,16 @@ export interface EvalResult {
   score?: number;
 }
 
-/** Evaluations by instance id. */
-export type EvalResults = Map<string, EvalResult>;
+/**
+ * Evaluations by instance id. `unlistedUnresolved` is set when the results name only the resolved
+ * instances (a list of ids): an instance they leave out was evaluated and not resolved.
+ */
+export type EvalResults = Map<string, EvalResult> & { unlistedUnresolved?: boolean };
+
+/** An instance's evaluation in `results`, if they cover it. */
+export function resultOf(results: EvalResults, id: string): EvalResult | undefined {
+  return results.get(id) ?? (results.unlistedUnresolved ? { resolved: false } : undefined);
+}
 
 const isRecord = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
@@ -46,11 +54,27 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
  * @throws {SyntaxError} naming the file (and line, for JSONL) when it is not one of these formats
  */
 export async function loadEvalResults(path: string): Promise<EvalResults> {
-  if ((await Deno.stat(path)).isDirectory) {
+  const info = await Deno.stat(path).catch((e) => {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotFound(`Cannot read results ${path}: no such file`);
+    }
+    throw e;
+  });
+  if (info.isDirectory) {
     const results: EvalResults = new Map();
     for (const file of await findFiles(path, (name) => name.endsWith(".eval.json"))) {
       const id = file.slice(file.lastIndexOf("/") + 1).replace(/\.eval\.json$/, "");
-      results.set(id, programBenchEval(JSON.parse(await Deno.readTextFile(file)), file));
+      let data: unknown;
+      try {
+        data = JSON.parse(await Deno.readTextFile(file));
+      } catch (e) {
+        if (!(e instanceof SyntaxError)) throw e;
+        throw new SyntaxError(`Cannot read results ${file}: not JSON (${e.message})`);
+      }
+      results.set(id, programBenchEval(data, file));
+    }
+    if (!results.size) {
+      throw new Error(`Cannot read results ${path}: no ProgramBench *.eval.json file under it`);
     }
     return results;
   }
@@ -84,7 +108,7 @@ export function parseEvalResults(data: unknown, source: string): EvalResults {
       if (typeof id !== "string") throw bad("a list entry is not an instance id");
       results.set(id, { resolved: true });
     }
-    return results;
+    return Object.assign(results, { unlistedUnresolved: true });
   }
   if (!isRecord(data)) throw bad("not a JSON object or list");
   if (Array.isArray(data.resolved_ids)) {

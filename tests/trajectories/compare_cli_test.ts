@@ -58,3 +58,28 @@ Deno.test("claudius compare prints a readable table, CSV, and names bad input", 
   assertEquals(r.code, 1);
   assertMatch(r.stderr, /Cannot read results .*r\.json: the value of 'i1' is not a result/);
 });
+
+Deno.test("claudius compare: a list of resolved ids leaves the set's other instances unresolved; results naming none of a set's instances are warned about", async () => {
+  const { a, b } = await batches();
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/list.json`, '["i1"]');
+  await Deno.writeTextFile(`${dir}/other.json`, '{"django__django-1": true}');
+  const r = await claudius(
+    "compare",
+    a,
+    b,
+    "--results",
+    `${dir}/list.json`,
+    "--results",
+    `${dir}/other.json`,
+  );
+  assertEquals(r.code, 0, r.stderr);
+  assertMatch(r.stdout, /^resolved +1\/4 \(25%\) +0\/0 /m);
+  assertMatch(r.stdout, /^i2 +LimitsExceeded +3 +\$\S+ +no /m);
+  assertMatch(
+    r.stderr,
+    /^warning: the results .*other\.json name none of the 4 instances of variant \(such as i1\); ids must match the trajectories' instance ids$/m,
+  );
+  assertEquals(r.stderr.includes("list.json"), false, r.stderr);
+  await Deno.remove(dir, { recursive: true });
+});

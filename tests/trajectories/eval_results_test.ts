@@ -79,3 +79,24 @@ Deno.test("loadEvalResults() reads ProgramBench *.eval.json files, one or a dire
     z: { resolved: false, score: 1 },
   });
 });
+
+Deno.test("loadEvalResults() names a missing file, a directory with no evals and a broken eval file", async () => {
+  const dir = await Deno.makeTempDir();
+  await assertRejects(
+    () => loadEvalResults(`${dir}/nope.json`),
+    Error,
+    `Cannot read results ${dir}/nope.json: no such file`,
+  );
+  await assertRejects(
+    () => loadEvalResults(dir),
+    Error,
+    `Cannot read results ${dir}: no ProgramBench *.eval.json file under it`,
+  );
+  await Deno.writeTextFile(`${dir}/a.eval.json`, "{bad");
+  await assertRejects(
+    () => loadEvalResults(dir),
+    SyntaxError,
+    `Cannot read results ${dir}/a.eval.json: not JSON`,
+  );
+  await Deno.remove(dir, { recursive: true });
+});
