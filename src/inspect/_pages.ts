@@ -7,7 +7,7 @@
  */
 import type { StepLabels } from "../trajectories/action_types.ts";
 import { fmtCost, fmtCount, fmtSeconds } from "../trajectories/_table.ts";
-import type { Step, Trajectory } from "../trajectories/types.ts";
+import type { Step, StepAction, Trajectory } from "../trajectories/types.ts";
 import { type Line, safeLines, safeText, type Style } from "./_text.ts";
 
 /** What a page shows. */
@@ -46,7 +46,11 @@ export function pageLines(t: Trajectory, page: number, o: PageOptions): Line[] {
     block(heading("TASK"), t.instance);
   } else {
     const step = t.steps[page - 1]!;
-    stepLines(step, o, block, lines);
+    // The submitting command ran, but its output went to the exit message, not an observation.
+    const submitting = page === pageCount(t) - 1 && t.exit.status === "Submitted"
+      ? step.actions.find((a) => a.observation === undefined)
+      : undefined;
+    stepLines(step, o, block, lines, submitting);
   }
   if (page === pageCount(t) - 1 && t.exit.messageIndex !== undefined) {
     const ok = t.exit.status === "Submitted";
@@ -65,7 +69,13 @@ export function pageLines(t: Trajectory, page: number, o: PageOptions): Line[] {
 
 type Block = (title: Line, text: string, style?: Style) => void;
 
-function stepLines(step: Step, o: PageOptions, block: Block, lines: Line[]): void {
+function stepLines(
+  step: Step,
+  o: PageOptions,
+  block: Block,
+  lines: Line[],
+  submitting: StepAction | undefined,
+): void {
   if (step.reasoning) {
     if (o.reasoning) block(heading("REASONING", "dim"), step.reasoning, "dim");
     else block(heading("(reasoning hidden: r shows it)", "dim"), "");
@@ -84,7 +94,9 @@ function stepLines(step: Step, o: PageOptions, block: Block, lines: Line[]): voi
     const label = step.actions.length > 1 ? `action ${i + 1}/${step.actions.length}` : "action";
     const obs = a.observation;
     const rc = obs?.returncode;
-    const state: Line = obs === undefined
+    const state: Line = a === submitting
+      ? [{ text: " · submitted (its output is the submission)", style: "ok" }]
+      : obs === undefined
       ? [{ text: " · not run (the run ended during this turn)", style: "dim" }]
       : obs.timedOut
       ? [{ text: " · timed out", style: "error" }]

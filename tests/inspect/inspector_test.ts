@@ -202,3 +202,14 @@ Deno.test("claudius inspect: --help anywhere, a one-line error without a termina
   const bad = await run("--nope");
   assertEquals(bad.code, 2);
 });
+
+Deno.test("pageLines() shows the submitting command as run (its output is the submission), the ones after it as not run", async () => {
+  const { pageLines, pageCount } = await import("../../src/inspect/_pages.ts");
+  const golden = new URL("../testdata/conformance/toolcall_upstream.traj.json", import.meta.url);
+  const t = parseTrajectory(JSON.parse(await Deno.readTextFile(golden)));
+  const text = pageLines(t, pageCount(t) - 1, { reasoning: true }).map(lineText);
+  assertEquals(text.filter((l) => l.startsWith("ACTION")), [
+    "ACTION 1/2 · submitted (its output is the submission)",
+    "ACTION 2/2 · not run (the run ended during this turn)",
+  ]);
+});
