@@ -94,7 +94,9 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
   if (bad >= 0) throw new SyntaxError(`Cannot read ${where}: message ${bad + 1} is not an object`);
   const msgs = list as StoredMessage[];
   const config = configOf(rec(info.config));
-  const v2 = format === "mini-swe-agent-1.1";
+  // A bare list is upstream's legacy file, or v1.1 messages dumped alone: their steps carry actions.
+  const v2 = format === "mini-swe-agent-1.1" ||
+    (format === "list" && msgs.some((m) => Array.isArray(rec(m.extra).actions)));
   const actionFormat = msgs.some((m) =>
       roleOf(m) === "tool" || observationCallId(m) !== undefined ||
       (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) ||

@@ -73,6 +73,17 @@ Deno.test("parseTrajectory() reads the legacy bare list of messages", () => {
   assertEquals(t.steps[0]!.actions[0]!.observation!.returncode, 2);
 });
 
+Deno.test("parseTrajectory() reads a bare list of mini-swe-agent-1.1 messages (json.dump(agent.messages)) by their actions", async () => {
+  const golden = new URL("../testdata/conformance/toolcall_upstream.traj.json", import.meta.url);
+  const whole = JSON.parse(await Deno.readTextFile(golden));
+  const [t, list] = [parseTrajectory(whole), parseTrajectory(whole.messages)];
+  const summary = (
+    x: typeof t,
+  ) => [x.steps.length, x.totals.formatErrors, x.totals.commands, x.totals.timeouts];
+  assertEquals(summary(list), summary(t));
+  assertEquals(summary(t), [6, 2, 5, 1]);
+});
+
 Deno.test("parseTrajectory() links tool observations by id and rebuilds format-error replies from the raw response", () => {
   const call = (id: string, command: string) => ({
     id,
