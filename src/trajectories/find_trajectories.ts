@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { findFiles } from "./_files.ts";
 
 /**
@@ -32,7 +33,11 @@ export function isTrajectoryName(path: string): boolean {
  * @throws {Deno.errors.NotFound} naming a path that does not exist
  */
 export async function findTrajectories(paths: readonly string[]): Promise<string[]> {
-  const found = new Set<string>();
+  // Keyed by the absolute path, so `runs` and `./runs/` (or a path with `..`) count once.
+  const found = new Map<string, string>();
+  const add = (file: string) => {
+    if (!found.has(resolve(file))) found.set(resolve(file), file);
+  };
   for (const path of paths) {
     let info: Deno.FileInfo;
     try {
@@ -43,10 +48,10 @@ export async function findTrajectories(paths: readonly string[]): Promise<string
       }
       throw e;
     }
-    if (!info.isDirectory) found.add(path);
-    else for (const file of (await findFiles(path, isTrajectoryName)).sort(comparePaths)) found.add(file);
+    if (!info.isDirectory) add(path);
+    else for (const file of (await findFiles(path, isTrajectoryName)).sort(comparePaths)) add(file);
   }
-  return [...found];
+  return [...found.values()];
 }
 
 // Made on first use: creating an Intl.Collator loads ICU data (~50 ms), too slow for start-up.

@@ -33,6 +33,15 @@ Deno.test("findTrajectories() walks directories for *.traj.json and old runs/*.j
     `${dir}/batch/inst-2/inst-2.traj.json`,
     `${dir}/batch/inst-10/inst-10.traj.json`,
   ]);
+  // One file named twice (a directory and ./directory, a path with ..) is listed once.
+  assertEquals(
+    await findTrajectories([
+      `${dir}/batch`,
+      `${dir}/./batch/`,
+      `${dir}/runs/../batch/inst-2/inst-2.traj.json`,
+    ]),
+    [`${dir}/batch/inst-2/inst-2.traj.json`, `${dir}/batch/inst-10/inst-10.traj.json`],
+  );
   await assertRejects(
     () => findTrajectories([`${dir}/missing`]),
     Deno.errors.NotFound,
