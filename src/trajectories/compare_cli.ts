@@ -37,7 +37,7 @@ Options:
 
 /**
  * Run `claudius compare` with its arguments.
- * @returns 0, or 1 when some trajectory could not be read
+ * @returns 0, or 1 when some trajectory could not be read or a set holds none
  * @throws {UsageError} for bad flags or a missing A / B
  */
 export async function compareMain(argv: string[], io: ToolIO): Promise<number> {
@@ -64,7 +64,10 @@ export async function compareMain(argv: string[], io: ToolIO): Promise<number> {
   let failed = 0;
   const sets = await Promise.all(positionals.map(async (path, k) => {
     const paths = await findTrajectories([path]);
-    if (!paths.length) io.error(`warning: no trajectories found under ${path}`);
+    if (!paths.length) {
+      io.error(`warning: no trajectories found under ${path}`);
+      failed++;
+    }
     const { results: rows, failures } = await mapTrajectoriesParallel(
       paths,
       "stats",

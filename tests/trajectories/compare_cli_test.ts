@@ -83,3 +83,12 @@ Deno.test("claudius compare: a list of resolved ids leaves the set's other insta
   assertEquals(r.stderr.includes("list.json"), false, r.stderr);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("claudius compare with a set holding no trajectory warns and exits 1, as stats does", async () => {
+  const { a } = await batches();
+  const empty = await Deno.makeTempDir();
+  const r = await claudius("compare", a, empty);
+  assertEquals(r.code, 1);
+  assertMatch(r.stderr, /^warning: no trajectories found under /m);
+  await Deno.remove(empty);
+});
