@@ -273,7 +273,8 @@ export function parseTrajectoryText(text: string, source: string): { data: unkno
     const scan = scanTorn(text);
     if (scan.rootEnd > 0) return { data: JSON.parse(text.slice(0, scan.rootEnd)), repaired: true };
     if (scan.messagesStart < 0) {
-      throw new SyntaxError(`Cannot recover trajectory ${source}: no messages array`, { cause: error });
+      const why = text.trim() ? "no messages array" : "the file is empty";
+      throw new SyntaxError(`Cannot recover trajectory ${source}: ${why}`, { cause: error });
     }
     const closer = scan.rootIsArray ? "]" : "]}";
     const candidates = [scan.messagesStart + 1, ...scan.messageEnds].map((end) =>

@@ -144,6 +144,12 @@ Deno.test("readTrajectory() reads a compact torn file and rejects text with no m
   assertEquals((await readTrajectory(path)).data.messages, [msg(0)]);
   await Deno.writeTextFile(path, '{"info": {"exit_status": "Sub');
   await assertRejects(() => readTrajectory(path), SyntaxError, "no messages array");
+  await Deno.writeTextFile(path, "");
+  await assertRejects(
+    () => readTrajectory(path),
+    SyntaxError,
+    `Cannot recover trajectory ${path}: the file is empty`,
+  );
 });
 
 Deno.test("readTrajectory() stops at a torn tail that reads as a value but is no message", async () => {
