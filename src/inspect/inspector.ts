@@ -188,6 +188,11 @@ export class Inspector {
     this.#notice = { text: safeText(text), style };
   }
 
+  /** Show `text` on the status line until the next key (e.g. the pager could not run). */
+  notice(text: string, style: Style = "plain"): void {
+    this.#say(text, style);
+  }
+
   /** Find new files under the roots; with `all`, read every entry again (in the background). */
   async rescan(all: boolean): Promise<void> {
     this.index.add(await this.#deps.find(this.#roots));

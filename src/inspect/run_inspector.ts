@@ -98,7 +98,8 @@ export async function runInspector(inspector: Inspector, deps: RunDeps): Promise
             term.leave();
             try {
               pager = deps.pager(path);
-              await pager.status;
+              const failure = await pager.status;
+              if (failure) inspector.notice(failure, "error");
             } finally {
               pager = undefined;
               if (!("path" in p)) await deps.removeFile(path).catch(() => {});

@@ -23,7 +23,8 @@ export interface Terminal {
 
 /** A process run in the foreground of the terminal (the pager). */
 export interface Foreground {
-  status: Promise<unknown>;
+  /** Ends with the program: a one-line message when it could not run, else nothing. */
+  status: Promise<string | void>;
   kill(): void;
 }
 
@@ -99,7 +100,12 @@ export function denoPager(path: string, env: Record<string, string>): Foreground
     stderr: "inherit",
   }).spawn();
   return {
-    status: child.status,
+    // sh answers 127 for a command not found and 126 for one it cannot execute.
+    status: child.status.then(({ code }) =>
+      code === 126 || code === 127
+        ? `Cannot run $PAGER '${pager}' (exit ${code}): set PAGER to a pager such as less`
+        : undefined
+    ),
     kill: () => {
       try {
         child.kill("SIGTERM");

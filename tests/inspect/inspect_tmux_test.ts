@@ -342,3 +342,19 @@ Deno.test("inspect: e opens the step's messages as JSON in $PAGER, and the inspe
     await assertRestored(t, 0);
   });
 });
+
+Deno.test("inspect: e with a $PAGER that cannot run says so on the status line", async () => {
+  await session(async (t, dir) => {
+    const path = `${dir}/p.traj.json`;
+    await writeSyntheticTrajectory(path, { steps: 2, formatErrorEvery: 0 });
+    await t.run(`PAGER=no-such-pager-xyz ${INSPECT} ${path}`);
+    await t.waitFor(hasTitle(/task \(2 steps\)/), "the task page");
+    await t.keys("e");
+    await t.waitFor(
+      (s) => /Cannot run \$PAGER 'no-such-pager-xyz' \(exit 127\)/.test(s),
+      "the pager's failure",
+    );
+    await t.keys("q");
+    await assertRestored(t, 0);
+  });
+});
