@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { escapeControls } from "../safe_text.ts";
 
 /** `n` rounded, with thousands separators: `12,345`. */
 export function fmtInt(n: number): string {
@@ -17,9 +18,12 @@ export function fmtPct(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
 }
 
-/** Escape text for HTML and SVG content and attribute values (quotes included). */
+/**
+ * Escape text for HTML and SVG content and attribute values (quotes included); control and bidi
+ * characters are shown as escapes (`\x1b`, `\u{202e}`), as in the terminal tools.
+ */
 export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return escapeControls(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** A value shown in a stacked bar: its key (legend), colour and amount. */

@@ -85,6 +85,19 @@ Deno.test("strip() draws one cell per step, runs merged, a timeout mark under ti
 const EVIL_ID = `<img src=x onerror="window.pwned=1">`;
 const EVIL_STATUS = `</script><script>window.pwned=2</script>`;
 
+Deno.test("renderReport() shows control and bidi characters of trajectory text escaped, as the terminal tools do", async () => {
+  const id = "id\x1b]0;x\x07\u202eevil";
+  const { messages, info } = syntheticTrajectory({ steps: 2, instanceId: id });
+  const t = parseTrajectory({ instance_id: id, messages, info }, { path: "/runs/a.traj.json" });
+  const html = await renderReport(
+    { sets: [{ name: "s", trajectories: [reportTrajectory(t, 0)], failures: [] }] },
+    { generatedAt: new Date(0), version: "t" },
+  );
+  // deno-lint-ignore no-control-regex
+  assertEquals(/[\x1b\x07\u202e]/.test(html), false, "no raw control or bidi character");
+  assert(html.includes("id\\x1b]0;x\\x07\\u{202e}evil"));
+});
+
 Deno.test("renderReport() escapes trajectory text and lets the CSP run only its own script and style", async () => {
   const { messages, info } = syntheticTrajectory({ steps: 3, status: EVIL_STATUS, instanceId: EVIL_ID });
   const t = parseTrajectory({ instance_id: EVIL_ID, messages, info }, { path: `/runs/${EVIL_ID}.traj.json` });
