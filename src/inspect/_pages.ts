@@ -39,7 +39,8 @@ export function pageLines(t: Trajectory, page: number, o: PageOptions): Line[] {
   const lines: Line[] = [];
   const block = (title: Line, text: string, style: Style = "plain") => {
     if (lines.length) lines.push([]);
-    lines.push(title, ...safeLines(text, style));
+    lines.push(title);
+    for (const line of safeLines(text, style)) lines.push(line); // a task or reply may be long too
   };
   if (page === 0) {
     block(heading("SYSTEM"), t.system);
@@ -107,7 +108,8 @@ function stepLines(
     const cmd = safeLines(a.command, "command");
     cmd[0]!.unshift({ text: "$ ", style: "command" });
     lines.push(...cmd);
-    if (obs) lines.push(...safeLines(obs.content, "plain"));
+    if (obs) { for (const line of safeLines(obs.content, "plain")) lines.push(line); // may be many
+     }
   });
 }
 

@@ -82,7 +82,8 @@ export class StepView {
     this.#lines(this.page).forEach((line, i) => {
       firstRow.push(rows.length);
       const current = this.match?.page === this.page && this.match.line === i ? this.match.col : undefined;
-      rows.push(...wrapLine(query ? highlight(line, query, current) : line, this.#width));
+      // A loop, not push(...): a long output wraps to more rows than a call takes arguments.
+      for (const row of wrapLine(query ? highlight(line, query, current) : line, this.#width)) rows.push(row);
     });
     return { rows, firstRow };
   }

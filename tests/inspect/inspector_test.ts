@@ -213,3 +213,15 @@ Deno.test("pageLines() shows the submitting command as run (its output is the su
     "ACTION 2/2 · not run (the run ended during this turn)",
   ]);
 });
+
+Deno.test("StepView shows a step whose output is millions of characters on one line or in many lines", async () => {
+  const { StepView } = await import("../../src/inspect/_step_view.ts");
+  for (const output of ["x".repeat(3_000_000), "y\n".repeat(300_000)]) {
+    const { messages, info } = syntheticTrajectory({ steps: 1, output });
+    const t = parseTrajectory({ trajectory_format: "mini-swe-agent-1.1", messages, info });
+    const view = new StepView(0, t, "1", { reasoning: true, query: "" }, 1);
+    const { rows, below } = view.body(10, 5);
+    assertEquals(rows.length, 5);
+    assert(below >= 300_000, String(below));
+  }
+});
