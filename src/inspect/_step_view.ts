@@ -34,6 +34,7 @@ export class StepView {
   scroll = 0;
   match: Match | undefined;
   #pages = new Map<number, Line[]>();
+  #wrapped: { key: string; value: { rows: Line[]; firstRow: number[] } } | undefined;
   readonly #settings: ViewSettings;
   /** Size of the body on screen, set by each {@link body} call. */
   #width = 80;
@@ -62,6 +63,7 @@ export class StepView {
   /** Forget the pages built (after the reasoning setting changed). */
   clear(): void {
     this.#pages.clear();
+    this.#wrapped = undefined;
   }
 
   #lines(page: number): Line[] {
@@ -77,6 +79,10 @@ export class StepView {
   /** The page wrapped and highlighted, and the first row of each of its lines. */
   #rows(): { rows: Line[]; firstRow: number[] } {
     const { query } = this.#settings;
+    const m = this.match?.page === this.page ? `${this.match.line}:${this.match.col}` : "";
+    // Kept while only the scroll moves: a long output takes a while to wrap.
+    const key = `${this.page}\n${this.#width}\n${query}\n${m}`;
+    if (this.#wrapped?.key === key) return this.#wrapped.value;
     const rows: Line[] = [];
     const firstRow: number[] = [];
     this.#lines(this.page).forEach((line, i) => {
@@ -85,7 +91,8 @@ export class StepView {
       // A loop, not push(...): a long output wraps to more rows than a call takes arguments.
       for (const row of wrapLine(query ? highlight(line, query, current) : line, this.#width)) rows.push(row);
     });
-    return { rows, firstRow };
+    this.#wrapped = { key, value: { rows, firstRow } };
+    return this.#wrapped.value;
   }
 
   /** Show `page` (clamped), from its top when it changes. */

@@ -220,8 +220,20 @@ Deno.test("StepView shows a step whose output is millions of characters on one l
     const { messages, info } = syntheticTrajectory({ steps: 1, output });
     const t = parseTrajectory({ trajectory_format: "mini-swe-agent-1.1", messages, info });
     const view = new StepView(0, t, "1", { reasoning: true, query: "" }, 1);
+    let start = performance.now();
     const { rows, below } = view.body(10, 5);
+    const first = performance.now() - start;
     assertEquals(rows.length, 5);
     assert(below >= 300_000, String(below));
+    // Scrolling does not wrap the page again.
+    start = performance.now();
+    for (let i = 0; i < 10; i++) {
+      view.key("j");
+      view.body(10, 5);
+    }
+    assert(
+      performance.now() - start < first / 4,
+      `10 scrolls took longer than a quarter of the first screen`,
+    );
   }
 });
