@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { readFailure } from "../trajectories/map_trajectories.ts";
 import type { StepLabels } from "../trajectories/action_types.ts";
 import type { Trajectory } from "../trajectories/types.ts";
 import { fillEntry, IndexView } from "./_index.ts";
@@ -148,7 +149,10 @@ export class Inspector {
       fillEntry(e, t, stamp);
       return t;
     } catch (err) {
-      e.error = err instanceof Error ? err.message.replace(`${path}: `, "") : String(err);
+      // The reason alone: the index and the status line put the path before it.
+      const { message } = readFailure(path, err);
+      const at = message.indexOf(`${path}: `);
+      e.error = at >= 0 ? message.slice(at + path.length + 2) : message;
       if (stamp !== undefined) e.stamp = stamp; // read again when the file changes
       return undefined;
     }

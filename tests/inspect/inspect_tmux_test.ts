@@ -358,3 +358,24 @@ Deno.test("inspect: e with a $PAGER that cannot run says so on the status line",
     await assertRestored(t, 0);
   });
 });
+
+Deno.test("inspect: the index names why a file is unreadable, once, after its path", async () => {
+  await session(
+    async (t, dir) => {
+      await writeSyntheticTrajectory(`${dir}/a.traj.json`, { steps: 2 });
+      await Deno.writeTextFile(`${dir}/empty.traj.json`, "");
+      await Deno.symlink(`${dir}/gone`, `${dir}/link.traj.json`);
+      await t.run(`${INSPECT} ${dir}`);
+      const s = await t.waitFor(
+        (x) => /link\.traj\.json: /.test(x) && /empty\.traj\.json: /.test(x),
+        "the index",
+      );
+      assertMatch(s, /\/empty\.traj\.json: the file is empty$/m);
+      assertMatch(s, /\/link\.traj\.json: no such file \(or a broken link\)$/m);
+      await t.keys("q");
+      await assertRestored(t, 0);
+    },
+    { NO_COLOR: "1" },
+    [200, 20],
+  );
+});
