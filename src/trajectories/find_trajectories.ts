@@ -31,6 +31,7 @@ export function isTrajectoryName(path: string): boolean {
  * ```
  * @param paths files and directories
  * @throws {Deno.errors.NotFound} naming a path that does not exist
+ * @throws {Error} naming a path that goes through a file as if it were a directory (`file/`)
  */
 export async function findTrajectories(paths: readonly string[]): Promise<string[]> {
   // Keyed by the absolute path, so `runs` and `./runs/` (or a path with `..`) count once.
@@ -46,6 +47,7 @@ export async function findTrajectories(paths: readonly string[]): Promise<string
       if (e instanceof Deno.errors.NotFound) {
         throw new Deno.errors.NotFound(`Cannot read ${path}: no such file`);
       }
+      if (e instanceof Deno.errors.NotADirectory) throw new Error(`Cannot read ${path}: not a directory`);
       throw e;
     }
     if (!info.isDirectory) add(path);

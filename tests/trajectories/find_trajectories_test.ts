@@ -43,6 +43,11 @@ Deno.test("findTrajectories() walks directories for *.traj.json and old runs/*.j
     [`${dir}/batch/inst-2/inst-2.traj.json`, `${dir}/batch/inst-10/inst-10.traj.json`],
   );
   await assertRejects(
+    () => findTrajectories([`${dir}/other/notes.json/`]),
+    Error,
+    `Cannot read ${dir}/other/notes.json/: not a directory`,
+  );
+  await assertRejects(
     () => findTrajectories([`${dir}/missing`]),
     Deno.errors.NotFound,
     "missing: no such file",
