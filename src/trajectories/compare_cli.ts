@@ -86,7 +86,16 @@ export async function compareMain(argv: string[], io: ToolIO): Promise<number> {
   }));
   const c = compareRuns(sets[0]!, sets[1]!);
   for (const id of c.duplicates) {
-    io.error(`warning: instance ${id} appears more than once in a set; the first was kept`);
+    for (const { rows } of sets) {
+      const [kept, ...left] = rows.filter((r) => r.instanceId === id).map((r) => r.path);
+      if (!left.length) continue;
+      io.error(
+        `warning: instance ${id} appears more than once in a set: kept ${kept}, left out ${
+          left.join(", ")
+        } ` +
+          "(give the files you mean)",
+      );
+    }
   }
   if (values.json) io.write(JSON.stringify(c, null, 2) + "\n");
   else if (values.csv) io.write(csv(c));

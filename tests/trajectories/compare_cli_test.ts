@@ -92,3 +92,16 @@ Deno.test("claudius compare with a set holding no trajectory warns and exits 1, 
   assertMatch(r.stderr, /^warning: no trajectories found under /m);
   await Deno.remove(empty);
 });
+
+Deno.test("claudius compare names the files of an instance found twice in a set, and the one kept", async () => {
+  const { a } = await batches();
+  const dir = await Deno.makeTempDir();
+  const i1 = await Deno.readTextFile(`${a}/i1/i1.traj.json`);
+  for (const name of ["i1.resume1", "i1.resume2"]) await Deno.writeTextFile(`${dir}/${name}.traj.json`, i1);
+  const r = await claudius("compare", a, dir);
+  assertMatch(
+    r.stderr,
+    /^warning: instance i1 appears more than once in a set: kept .*\/i1\.resume1\.traj\.json, left out .*\/i1\.resume2\.traj\.json \(give the files you mean\)$/m,
+  );
+  await Deno.remove(dir, { recursive: true });
+});
