@@ -39,7 +39,10 @@ class Assembler {
       }
     }
     if (isObject(chunk.usage)) this.usage = chunk.usage;
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    // Choice 0, as a non-streamed body is read (`n` > 1 interleaves the choices' chunks).
+    const choice = Array.isArray(chunk.choices)
+      ? chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)
+      : undefined;
     if (!isObject(choice)) return "";
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.finish = choice.finish_reason;
@@ -116,6 +119,7 @@ export async function readCompletionStream(
   const pending: string[] = [];
   let done = false;
   const event = (data: string) => {
+    if (data.trim() === "") return; // a keep-alive: no chunk
     if (data === "[DONE]") {
       done = true;
       return;

@@ -120,3 +120,34 @@ Deno.test("readCompletionStream() reads CRLF and CR line endings (SSE allows bot
     }
   }
 });
+
+/** A stream of the given SSE text, in one chunk. */
+function sseOf(text: string): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+}
+
+Deno.test("readCompletionStream() skips events with empty data (keep-alives) instead of failing the paid reply", async () => {
+  const events = toStreamEvents(toCompletionBody({ content: "kept", commands: ["ls"] }, 0, "m"));
+  const plain = await readCompletionStream(sseOf(events.map((e) => `data: ${e}\n\n`).join("")));
+  const [first, ...rest] = events;
+  const odd = [`data: ${first}\n\n`, "data:\n\n", "data: \n\n", ...rest.map((e) => `data: ${e}\n\n`)];
+  assertEquals(await readCompletionStream(sseOf(odd.join(""))), plain);
+});
+
+Deno.test("readCompletionStream() rebuilds choice 0 when a chunk carries other choices first", async () => {
+  const events = toStreamEvents(toCompletionBody({ content: "zero", commands: ["ls"] }, 0, "m"));
+  const plain = await readCompletionStream(sseOf(events.map((e) => `data: ${e}\n\n`).join("")));
+  const withOther = events.map((e) => {
+    if (e === "[DONE]") return e;
+    const chunk = JSON.parse(e);
+    if (chunk.choices.length === 0) return e;
+    const other = { index: 1, delta: { content: "one" }, finish_reason: chunk.choices[0].finish_reason };
+    return JSON.stringify({ ...chunk, choices: [other, ...chunk.choices] });
+  });
+  assertEquals(await readCompletionStream(sseOf(withOther.map((e) => `data: ${e}\n\n`).join(""))), plain);
+});
