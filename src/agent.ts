@@ -203,8 +203,7 @@ export class DefaultAgent {
   async query(): Promise<AssistantMessage> {
     this.signal()?.throwIfAborted();
     if (this.hooks?.beforeQuery) await this.hooks.beforeQuery(this);
-    this.checkLimits();
-    this.#deps.beforeCall?.();
+    this.beforeCall();
     this.nCalls++;
     const message = await this.model.query(
       this.hooks?.context?.(this.messages) ?? this.messages,
@@ -226,6 +225,16 @@ export class DefaultAgent {
     if (0 < c.wall_time_limit_seconds && c.wall_time_limit_seconds <= this.elapsedSeconds()) {
       throw new TimeExceeded(exitMessage("TimeExceeded"));
     }
+  }
+
+  /**
+   * Before any model call is counted (the loop's, or one a mechanism makes): the limits, then the
+   * caller's own check (the global limits).
+   * @throws {LimitsExceeded} or {@link TimeExceeded} when a limit is reached, or what the caller's check throws
+   */
+  beforeCall(): void {
+    this.checkLimits();
+    this.#deps.beforeCall?.();
   }
 
   /** What aborts the model call and the commands (the run's signal; a subclass may add its own). */

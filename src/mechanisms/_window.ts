@@ -84,8 +84,8 @@ export class ContextWindow {
 }
 
 /**
- * One model call in prose made by a mechanism (summary, routing, plan): limits checked first, then
- * counted and billed like any call.
+ * One model call in prose made by a mechanism (summary, routing, plan): limits (global ones included)
+ * checked first, then counted and billed like any call.
  *
  * @throws {LimitsExceeded} or {@link TimeExceeded} when a limit is reached
  * @throws {Error} when the model cannot answer in prose (no `ask`)
@@ -96,7 +96,7 @@ export async function askModel(
   signal?: AbortSignal,
 ): Promise<AssistantMessage> {
   if (!agent.model.ask) throw new Error(`Cannot ask ${agent.model.type} for prose: it has no ask()`);
-  agent.checkLimits();
+  agent.beforeCall();
   agent.nCalls++;
   const reply = await agent.model.ask(messages, signal);
   agent.cost += reply.extra.cost;

@@ -28,7 +28,7 @@ export function compression({ config, deps, window }: MechanismContext): Mechani
   const c = config.compression;
   const log: { prompt_tokens: number; summary_chars: number; boundary?: number }[] = [];
   const compact = async (agent: DefaultAgent, promptTokens: number) => {
-    agent.checkLimits();
+    agent.beforeCall();
     const n = log.length + 1;
     const vars = { ...agent.templateVars(), prompt_tokens: promptTokens, compactions: n };
     const request: Message = {

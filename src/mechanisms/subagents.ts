@@ -110,6 +110,7 @@ export function subagents({ config, deps }: MechanismContext): Mechanism {
         agent.env,
         {
           save: (a) => writer.save(a.messages, trajectoryInfo(a, deps.secrets)),
+          beforeCall: () => agent.beforeCall(), // the global limits hold for the child's calls too
           ...(deps.secrets
             ? { secrets: deps.secrets.filter((v) => v.length >= OUTPUT_SECRET_MIN_LENGTH) }
             : {}),
