@@ -97,8 +97,19 @@ async function mechanismHooks(
 ) {
   if (Object.keys(enabledMechanisms(config.mechanisms)).length === 0) return undefined;
   const { createMechanisms, fenceRegex } = await import("./mechanisms/mechanisms.ts");
-  // The mechanisms see tool calls for the Responses API classes too.
-  const format = MODEL_CLASSES[String(config.model.model_class)]?.format === "text" ? "text" : "toolcall";
+  // The mechanisms see tool calls for the Responses API classes too, but these cannot ask in prose and
+  // report no `usage.prompt_tokens`: the switches that need that would silently do nothing.
+  const cls = String(config.model.model_class);
+  if (MODEL_CLASSES[cls]?.format === "response") {
+    for (const name of ["compression", "planning"] as const) {
+      if (!config.mechanisms[name].enabled) continue;
+      throw new ConfigError(
+        `Cannot use mechanisms.${name} with model class ${cls}: it needs a chat class (openai, litellm, ...); ` +
+          `set mechanisms.${name}.enabled=false`,
+      );
+    }
+  }
+  const format = MODEL_CLASSES[cls]?.format === "text" ? "text" : "toolcall";
   const fence = config.mechanisms.file_actions.enabled && format === "text"
     ? config.mechanisms.file_actions.fence
     : "";

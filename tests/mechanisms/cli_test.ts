@@ -189,3 +189,27 @@ Deno.test("file_actions.fence makes a text-mode model write ```bash-action block
     "```bash-action\\s*\\n(.*?)\\n```",
   );
 });
+
+Deno.test("compression and planning are refused with a Responses API class (they would silently do nothing)", async () => {
+  for (const specs of [["compression.enabled=true"], ["planning.enabled=true"]]) {
+    const server = await startFakeServer([{ commands: [SUBMIT] }]);
+    const dir = await Deno.makeTempDir({ prefix: "claudius-mech-cli-" });
+    try {
+      const args = ["run", "-A", MAIN, "--task", "t", "-m", "test-model", "--base-url", server.url];
+      args.push("--model-class", "openai_response", "--cwd", `${dir}/ws`, "-o", `${dir}/t.traj.json`);
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: [...args, ...specs.flatMap((s) => ["-c", `mechanisms.${s}`])],
+        env: { NO_COLOR: "1" },
+        stdin: "null",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assertEquals([out.code, server.requests.length], [2, 0], stderr);
+      assertMatch(
+        stderr,
+        /^error: Cannot use mechanisms\.(compression|planning) with model class openai_response/m,
+      );
+    } finally {
+      await server.close();
+    }
+  }
+});
