@@ -42,7 +42,14 @@ export function compression({ config, deps, window }: MechanismContext): Mechani
     agent.addMessages(reply);
     const summary = (reply.content ?? "").trim();
     log.push({ prompt_tokens: promptTokens, summary_chars: summary.length });
-    if (!summary) return; // nothing to restart from: the conversation goes on as it was
+    if (!summary) {
+      // Nothing to restart from: the conversation goes on as it was. Request and reply (a tool call
+      // alone leaves an assistant message with no content, which providers refuse) are a side call.
+      Object.assign(request.extra!, { side_call: "compression", prompt_tokens: promptTokens });
+      reply.extra.side_call = "compression";
+      window.exclude(request, reply);
+      return;
+    }
     const content = renderTemplate(
       c.summary_template,
       { ...vars, summary },
@@ -66,6 +73,10 @@ export function compression({ config, deps, window }: MechanismContext): Mechani
     },
     restore(messages) {
       for (const m of messages) {
+        const extra = m.extra as Record<string, unknown> | undefined;
+        if (m.role === "user" && extra?.side_call === "compression") {
+          log.push({ prompt_tokens: Number(extra.prompt_tokens), summary_chars: 0 });
+        }
         const cm = (m.extra as { context_management?: Record<string, unknown> } | undefined)
           ?.context_management;
         if (m.role !== "system" || cm?.type !== "compaction") continue;

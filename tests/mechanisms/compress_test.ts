@@ -104,13 +104,21 @@ Deno.test("compression: max_compactions 0 compresses every time the threshold is
   assertEquals(markers.map((x) => (x.extra!.context_management as { boundary: number }).boundary), [7, 17]);
 });
 
-Deno.test("compression: an empty summary restarts nothing", async () => {
-  const { client, run } = await setup(
-    [{ commands: ["echo one"], ...usage(60) }, { content: "  " }, { commands: [SUBMIT] }],
-    { compression: { enabled: true, prompt_tokens: 50 } },
-  );
-  assertEquals((await run()).exit_status, "Submitted");
-  assertEquals(requestMessages(client)[2]!.length, 6, "the conversation goes on, request and reply included");
+Deno.test("compression: an empty summary restarts nothing, and request and reply are never sent again", async () => {
+  // A tool call alone (the system prompt asks for one in every reply) leaves no text, and an
+  // assistant message with neither content nor tool calls is refused by providers.
+  for (const reply of [{ content: "  " }, { commands: ["echo not a summary"] }]) {
+    const { client, run, saved } = await setup(
+      [{ commands: ["echo one"], ...usage(60) }, reply, { commands: [SUBMIT] }],
+      { compression: { enabled: true, prompt_tokens: 50 } },
+    );
+    assertEquals((await run()).exit_status, "Submitted");
+    const requests = requestMessages(client);
+    assertEquals(brief(requests[2]!), brief(requests[1]!.slice(0, 4)), "the conversation goes on as it was");
+    const m = (await saved()).messages;
+    assertEquals([m[4]!.extra?.side_call, m[5]!.extra?.side_call], ["compression", "compression"]);
+    assertEquals(m[4]!.extra?.prompt_tokens, 60);
+  }
 });
 
 Deno.test("compression: the step limit is checked before the summary call", async () => {
