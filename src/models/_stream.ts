@@ -108,7 +108,8 @@ class Assembler {
  * @param body the response body
  * @param sink receives `start` at the first chunk and each piece of text
  * @throws {MalformedBodyError} for a non-JSON event, an error event, or a stream that ends before
- *   the reply is complete (retryable, like a malformed non-streamed body)
+ *   the reply is complete (retryable, like a malformed non-streamed body); a read error before the
+ *   finish reason is rethrown (one after it ends the stream)
  */
 export async function readCompletionStream(
   body: ReadableStream<Uint8Array>,
@@ -156,7 +157,16 @@ export async function readCompletionStream(
   let cr = "";
   try {
     while (!done) {
-      const { value, done: ended } = await reader.read();
+      let read: ReadableStreamReadResult<string>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        // Broken after the finish reason (before the usage chunk or [DONE]): the reply was served
+        // whole and is kept, as when the stream ends there; another attempt would buy it again.
+        if (assembler.finish === null) throw error;
+        read = { done: true };
+      }
+      const { value, done: ended } = read;
       if (ended && cr === "") break;
       let text = cr + (value ?? "");
       cr = !ended && text.endsWith("\r") ? "\r" : "";

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../_assert.ts";
+import { assert, assertEquals, assertRejects } from "../_assert.ts";
 import { OpenAIClient } from "../../src/models/openai.ts";
 import { readCompletionStream, type StreamEvent } from "../../src/models/_stream.ts";
 import { type ScriptReply, toCompletionBody } from "../../src/models/_script.ts";
@@ -150,4 +150,23 @@ Deno.test("readCompletionStream() rebuilds choice 0 when a chunk carries other c
     return JSON.stringify({ ...chunk, choices: [other, ...chunk.choices] });
   });
   assertEquals(await readCompletionStream(sseOf(withOther.map((e) => `data: ${e}\n\n`).join(""))), plain);
+});
+
+Deno.test("readCompletionStream() keeps a reply whose stream breaks after its finish_reason (it was served whole)", async () => {
+  const events = toStreamEvents(toCompletionBody({ content: "whole", commands: ["ls"] }, 0, "m"));
+  const finished = events.filter((e) => e === "[DONE]" || JSON.parse(e).choices.length > 0);
+  const clean = await readCompletionStream(sseOf(finished.map((e) => `data: ${e}\n\n`).join("")));
+  const broken = (upTo: number) => {
+    let sent = false; // the text on the first read, the error on the next (as a connection reset)
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(new TypeError("error reading a body from connection"));
+        sent = true;
+        const text = finished.slice(0, upTo).map((e) => `data: ${e}\n\n`).join("");
+        controller.enqueue(new TextEncoder().encode(text));
+      },
+    });
+  };
+  assertEquals(await readCompletionStream(broken(finished.length - 1)), clean, "no usage, no [DONE]");
+  await assertRejects(() => readCompletionStream(broken(finished.length - 2)), TypeError, "error reading");
 });
