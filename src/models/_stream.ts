@@ -6,7 +6,7 @@
  * @module
  */
 import type { Json } from "../types.ts";
-import { isObject, MalformedBodyError, oneLine, parseJson } from "./_wire.ts";
+import { isObject, MalformedBodyError, oneLine, parseJson, ProviderErrorBody } from "./_wire.ts";
 
 /** What a streamed reply shows while it arrives: each attempt starts, then its text in pieces. */
 export type StreamEvent = { type: "start" } | { type: "text"; text: string };
@@ -107,7 +107,8 @@ class Assembler {
  *
  * @param body the response body
  * @param sink receives `start` at the first chunk and each piece of text
- * @throws {MalformedBodyError} for a non-JSON event, an error event, or a stream that ends before
+ * @throws {ProviderErrorBody} for an error event (with its code, retried as the same error in a body)
+ * @throws {MalformedBodyError} for a non-JSON event, or a stream that ends before
  *   the reply is complete (retryable, like a malformed non-streamed body); a read error before the
  *   finish reason is rethrown (one after it ends the stream)
  */
@@ -137,9 +138,12 @@ export async function readCompletionStream(
       throw new MalformedBodyError("Cannot parse completion stream: event is not an object");
     }
     if (chunk.error !== undefined) {
-      const message = isObject(chunk.error) ? chunk.error.message : chunk.error;
-      throw new MalformedBodyError(
-        `Cannot parse completion stream: provider error: ${oneLine(String(message))}`,
+      const error = chunk.error;
+      const message = isObject(error) ? error.message : error;
+      const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+      throw new ProviderErrorBody(
+        `provider error in the stream: ${oneLine(String(message))}`,
+        Number.isInteger(code) ? code : undefined,
       );
     }
     if (assembler.chunks === 0) sink?.({ type: "start" });

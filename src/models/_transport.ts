@@ -111,6 +111,7 @@ export class Transport {
       if (error instanceof MalformedBodyError) {
         throw new TransientError(this.#o.redact(error.message), status);
       }
+      if (error instanceof ProviderErrorBody) throw this.#providerError(error, status);
       if (controller.signal.aborted) {
         throw new TransientError(
           `no complete response within ${this.#o.timeoutMs / 1000} s (model.request_timeout)`,
@@ -145,16 +146,19 @@ export class Transport {
       if (error instanceof MalformedBodyError) {
         throw new TransientError(this.#o.redact(error.message), status);
       }
-      if (error instanceof ProviderErrorBody) {
-        const code = error.code;
-        const what = this.#o.redact(error.message);
-        if (code === undefined || code === 408 || code === 409 || code === 429 || code >= 500) {
-          throw new TransientError(what, code ?? status);
-        }
-        throw new ApiError(`Cannot query model: ${what} (code ${code})${NO_RETRY_HINT[code] ?? ""}`, code);
-      }
+      if (error instanceof ProviderErrorBody) throw this.#providerError(error, status);
       throw error;
     }
+  }
+
+  /** A provider's error object (in a 200 body or a stream): retried unless its code is another 4xx. */
+  #providerError(error: ProviderErrorBody, status: number): Error {
+    const code = error.code;
+    const what = this.#o.redact(error.message);
+    if (code === undefined || code === 408 || code === 409 || code === 429 || code >= 500) {
+      return new TransientError(what, code ?? status);
+    }
+    return new ApiError(`Cannot query model: ${what} (code ${code})${NO_RETRY_HINT[code] ?? ""}`, code);
   }
 
   #statusError(url: string, status: number, headers: Headers, text: string): Error {

@@ -170,3 +170,32 @@ Deno.test("readCompletionStream() keeps a reply whose stream breaks after its fi
   assertEquals(await readCompletionStream(broken(finished.length - 1)), clean, "no usage, no [DONE]");
   await assertRejects(() => readCompletionStream(broken(finished.length - 2)), TypeError, "error reading");
 });
+
+Deno.test("OpenAIClient with model.stream retries an error event as it retries the same error in a 200 body", async () => {
+  const requests: number[] = [];
+  const error = (code: number) => `data: {"error":{"message":"context length exceeded","code":${code}}}\n\n`;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+    await request.text();
+    requests.push(requests.length);
+    const code = requests.length === 1 ? 503 : 400; // transient once, then a request error
+    return new Response(error(code), { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const client = new OpenAIClient(
+      {
+        model_name: "hosted_vllm/test-model",
+        base_url: `http://127.0.0.1:${server.addr.port}/v1`,
+        cost_tracking: "ignore_errors",
+        stream: true,
+        retry_base_delay: 0,
+      },
+      { env: {}, costLimit: 0, log: () => {} },
+    );
+    const failure = await client.complete(REQUEST).then(() => undefined, (e: Error) => e);
+    assertEquals(requests.length, 2, "the 503 is retried, the 400 is not");
+    assertEquals(failure?.name, "ApiError");
+    assert(/context length exceeded \(code 400\)/.test(failure!.message), failure?.message);
+  } finally {
+    await server.shutdown();
+  }
+});
