@@ -21,6 +21,8 @@ export function reroll({ config, deps, window }: MechanismContext): Mechanism {
   const c = config.reroll;
   let attempt = 1;
   const rerolls: { attempt: number; submission: string; why: string }[] = [];
+  /** Submissions `diff` mode could not judge (git failed): accepted, not rerolled. */
+  const unchecked: { attempt: number; why: string }[] = [];
   return {
     name: "reroll",
     async observe(_action, output, agent) {
@@ -29,7 +31,12 @@ export function reroll({ config, deps, window }: MechanismContext): Mechanism {
       let why: string;
       if (c.empty === "diff") {
         const status = await agent.env.execute({ command: STATUS }, deps.signal);
-        if (status.returncode !== 0 || status.output.trim() !== "") return output;
+        if (status.returncode !== 0) {
+          const why = `git status exited with ${status.returncode}: ${status.output.trim().split("\n")[0]}`;
+          unchecked.push({ attempt, why });
+          return output;
+        }
+        if (status.output.trim() !== "") return output;
         why = "empty diff";
       } else {
         if (submission.trim() !== "") return output;
@@ -59,6 +66,6 @@ export function reroll({ config, deps, window }: MechanismContext): Mechanism {
         attempt = Number(cm.attempt);
       }
     },
-    facts: () => ({ attempts: attempt, rerolls }),
+    facts: () => ({ attempts: attempt, rerolls, ...(unchecked.length ? { unchecked } : {}) }),
   };
 }

@@ -156,7 +156,16 @@ Deno.test("claudius -c daemon is the control plus Daemon's mechanisms and parame
     project_context: { files: [] },
     file_actions: { read: 1, write: 1, search: 0 },
     planning: { skipped: "no user to ask (headless)" },
-    reroll: { attempts: 1, rerolls: [] },
+    reroll: {
+      attempts: 1,
+      rerolls: [],
+      // the working directory is no git repository: Daemon's empty-patch check cannot run
+      unchecked: [{
+        attempt: 1,
+        why: "git status exited with 128: fatal: not a git repository " +
+          "(or any of the parent directories): .git",
+      }],
+    },
   });
 });
 

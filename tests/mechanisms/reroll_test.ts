@@ -77,3 +77,17 @@ Deno.test("reroll: a new attempt resets the verification gate", async () => {
   assertEquals(requests[2]!.length, 2, "second empty submission: rerolled");
   assertMatch(String(requests[3]!.at(-1)!.content), /Submission refused/, "the new attempt is refused again");
 });
+
+Deno.test("reroll: 'diff' mode outside a git repository records that it could not tell (no reroll)", async () => {
+  const { client, run, saved } = await setup([{ commands: [SUBMIT] }, { commands: [SUBMIT] }], {
+    reroll: { enabled: true, empty: "diff" },
+  });
+  assertEquals(await run(), { exit_status: "Submitted", submission: "" });
+  assertEquals(client.requests.length, 1);
+  const facts = (await saved()).info.mechanisms as { reroll: Record<string, unknown> };
+  assertEquals(facts.reroll.attempts, 1);
+  assertEquals(facts.reroll.rerolls, []);
+  const unchecked = facts.reroll.unchecked as { attempt: number; why: string }[];
+  assertEquals(unchecked.map((u) => u.attempt), [1]);
+  assertMatch(unchecked[0]!.why, /^git status exited with \d+: .*not a git repository/);
+});
