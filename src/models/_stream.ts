@@ -58,6 +58,9 @@ class Assembler {
         }
       } else if (key === "tool_calls") {
         if (Array.isArray(value)) { for (const part of value) this.#toolCall(part); }
+      } else if (Array.isArray(value)) {
+        const list = this.other[key];
+        this.other[key] = mergeItems(Array.isArray(list) ? list : [], value);
       } else if (typeof value === "string" && typeof this.other[key] === "string") {
         this.other[key] = (this.other[key] as string) + value;
       } else if (value !== null || !(key in this.other)) this.other[key] = value;
@@ -98,6 +101,34 @@ class Assembler {
     if (this.usage !== undefined) out.usage = this.usage;
     return { ...out, ...rest };
   }
+}
+
+/** Text fields of a list item sent in pieces (OpenRouter's `reasoning_details`: `text`, `summary`, `data`). */
+const PIECED = new Set(["text", "summary", "data"]);
+
+/**
+ * A list field of the delta added to what came before: an item with the `index` of an earlier one
+ * continues it (its text fields appended, other fields set), any other item is appended.
+ */
+function mergeItems(list: Json[], parts: Json[]): Json[] {
+  const out = [...list];
+  for (const part of parts) {
+    const at = isObject(part) && typeof part.index === "number"
+      ? out.findIndex((item) => isObject(item) && item.index === part.index)
+      : -1;
+    const item = out[at];
+    if (at === -1 || !isObject(item) || !isObject(part)) {
+      out.push(part);
+      continue;
+    }
+    const merged = { ...item };
+    for (const [k, v] of Object.entries(part)) {
+      if (PIECED.has(k) && typeof v === "string" && typeof merged[k] === "string") merged[k] += v;
+      else if (v !== null && v !== "") merged[k] = v;
+    }
+    out[at] = merged;
+  }
+  return out;
 }
 
 /**

@@ -2,7 +2,7 @@ import { assert, assertEquals, assertRejects } from "../_assert.ts";
 import { OpenAIClient } from "../../src/models/openai.ts";
 import { readCompletionStream, type StreamEvent } from "../../src/models/_stream.ts";
 import { type ScriptReply, toCompletionBody } from "../../src/models/_script.ts";
-import type { ChatRequest, Completion } from "../../src/types.ts";
+import type { ChatRequest, Completion, Json } from "../../src/types.ts";
 import { startFakeServer, toStreamEvents } from "../fake_server.ts";
 
 const REQUEST: ChatRequest = { messages: [{ role: "user", content: "List files." }] };
@@ -198,4 +198,29 @@ Deno.test("OpenAIClient with model.stream retries an error event as it retries t
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("readCompletionStream() merges list fields sent in pieces (OpenRouter's reasoning_details) as the whole reply has them", async () => {
+  const detail = { type: "reasoning.text", text: "think hard", format: "anthropic-claude-v1", index: 0 };
+  const whole = toCompletionBody({ content: "ok", commands: ["ls"] }, 0, "m") as {
+    choices: { message: Json }[];
+  };
+  const message = whole.choices[0]!.message as { [key: string]: Json };
+  message.reasoning_details = [{ ...detail, signature: "sig" }];
+  const pieces = toStreamEvents(whole).flatMap((e) => {
+    if (e === "[DONE]" || !e.includes("reasoning_details")) return [e];
+    const chunk = JSON.parse(e);
+    const part = (d: Record<string, unknown>) =>
+      JSON.stringify({ ...chunk, choices: [{ ...chunk.choices[0], delta: { reasoning_details: [d] } }] });
+    return [
+      part({ ...detail, text: "think " }),
+      part({ ...detail, text: "hard" }),
+      part({ ...detail, text: "", signature: "sig" }),
+    ];
+  });
+  const streamed = await readCompletionStream(sseOf(pieces.map((e) => `data: ${e}\n\n`).join("")));
+  assertEquals(
+    (streamed as { choices: { message: Json }[] }).choices[0]!.message,
+    message,
+  );
 });
