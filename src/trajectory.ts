@@ -242,6 +242,9 @@ export interface ReadTrajectory {
  */
 export async function readTrajectory(path: string): Promise<ReadTrajectory> {
   const { data, repaired } = parseTrajectoryText(await Deno.readTextFile(path), path);
+  if (data === null || typeof data !== "object") {
+    throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
+  }
   const record = Array.isArray(data) ? { messages: data } : data as Record<string, unknown>;
   const info = record.info !== null && typeof record.info === "object" && !Array.isArray(record.info)
     ? record.info as Record<string, unknown>

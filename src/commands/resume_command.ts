@@ -27,9 +27,12 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
     );
   }
   if (!source) {
+    const lost = predecessor.state.link.repaired
+      ? "is torn and its info (the config it ran with) is lost"
+      : "has no info (the config it ran with)";
     err(
-      `warning: ${path} is torn and its info (the config it ran with) is lost: resuming with the config ` +
-        "of this command line (built-in default, -c specs, flags), as a new run would",
+      `warning: ${path} ${lost}: resuming with the config of this command line (built-in default, -c specs, ` +
+        "flags), as a new run would",
     );
   }
   const canAsk = host.terminal.stdin;

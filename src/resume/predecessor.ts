@@ -93,10 +93,18 @@ export async function readPredecessor(path: string): Promise<Predecessor> {
     read = await readTrajectory(path);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot resume ${path}: no such file`);
-    throw e;
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new UsageError(`Cannot resume ${path}: it is a directory`);
+    }
+    const why = (e as Error).message.replace(/^Cannot (read|recover) trajectory \S+: /, "");
+    throw new UsageError(`Cannot resume ${path}: ${why} (not a trajectory?)`);
   }
   const { data, repaired } = read;
   const all = data.messages;
+  const stray = all.findIndex((m) => !isTree(m) || typeof m.role !== "string");
+  if (stray >= 0) {
+    throw new UsageError(`Cannot resume ${path}: its message ${stray + 1} has no role (not a trajectory?)`);
+  }
   const last = all.at(-1);
   const status = last?.role === "exit" ? String(last.extra?.exit_status ?? "") : "";
   if (status === "Submitted") {

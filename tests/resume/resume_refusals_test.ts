@@ -1,0 +1,48 @@
+/**
+ * `claudius resume` as a subprocess on files it cannot continue: each is refused with one line naming
+ * the file and why, exit 2 (a usage error), before any model call. The scripted model: no endpoint.
+ */
+import { assertEquals, assertMatch } from "../_assert.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+async function claudius(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, ...args],
+    cwd,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+const SUBMIT = 'model.replies=[{"commands":["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
+
+Deno.test("claudius resume refuses a file that is no trajectory: one line naming it, exit 2, nothing run", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
+  const files: Record<string, string> = {
+    "null.json": "null",
+    "number.json": "42",
+    "numbers.json": "[1, 2]",
+    "strings.json": '["a", "b"]',
+    "no-messages.json": '{"a": 1}',
+    "messages-text.json": '{"messages": "x"}',
+    "no-roles.json": '{"messages": [{"foo": 1}, {"bar": 2}]}',
+    "empty.json": "",
+    "binary.json": "\u0000\u0001",
+  };
+  for (const [name, text] of Object.entries(files)) await Deno.writeTextFile(`${dir}/${name}`, text);
+  await Deno.mkdir(`${dir}/a-directory`);
+  for (const name of [...Object.keys(files), "a-directory"]) {
+    const r = await claudius(
+      ["resume", name, "--model-class", "scripted", "-c", SUBMIT, "-o", "out.json"],
+      dir,
+    );
+    assertEquals(r.code, 2, `${name}: ${r.stderr}`);
+    assertMatch(r.stderr, new RegExp(`^error: Cannot resume ${dir}/${name}: [^\\n]+\\n`), name);
+    assertEquals(r.stderr.includes("resuming"), false, `${name} was resumed: ${r.stderr}`);
+    assertEquals(await Deno.stat(`${dir}/out.json`).then(() => true, () => false), false, name);
+  }
+});
