@@ -86,6 +86,42 @@ Deno.test("claudius writes no URL credential to stderr or the trajectory when th
   }
 });
 
+Deno.test("claudius writes no URL credential in its warnings when the endpoint answers", async () => {
+  // The loopback server reports no cost, so the client warns once, naming the endpoint.
+  const server = await startFakeServer([{ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] }]);
+  const dir = await Deno.makeTempDir();
+  try {
+    const url = server.url.replace("http://", "http://me:hunter2-pass@") + "?key=url-key-0123456789";
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../main.ts", import.meta.url).pathname,
+        ...[
+          "-t",
+          "t",
+          "-m",
+          "test-model",
+          "--base-url",
+          url,
+          "--cwd",
+          `${dir}/ws`,
+          "-o",
+          `${dir}/t.traj.json`,
+        ],
+      ],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const text = new TextDecoder().decode(out.stderr) + await Deno.readTextFile(`${dir}/t.traj.json`);
+    assertEquals(out.code, 0, text);
+    assert(text.includes("no usage.cost"), text);
+    for (const secret of ["hunter2-pass", "url-key-0123456789"]) assert(!text.includes(secret), text);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("claudius writes no credential to the trajectory, stdout or stderr", async () => {
   const HEADER = "Bearer hdr-0123456789-SECRET";
   const KEY = "sk-envkey-0123456789-SECRET";

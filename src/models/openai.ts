@@ -23,6 +23,7 @@ import { Transport } from "./_transport.ts";
 import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_openai_keys.ts";
 import { type ConfigInput, resolveKeys } from "../config_keys.ts";
 import type { Gateway } from "./_gateways.ts";
+import { redactText } from "../redact.ts";
 
 /** What the client needs from the outside world. */
 export interface OpenAIClientDeps {
@@ -254,11 +255,9 @@ export class OpenAIClient implements ChatClient {
     return { ...parsed, cost: await this.#costs.cost(parsed.usage) };
   }
 
+  /** `text` without the key, the gateway's secrets and credential shapes (a URL's password, `?key=`). */
   #redact(text: string): string {
-    for (const secret of this.#key.length >= 4 ? [this.#key, ...this.#secrets] : this.#secrets) {
-      text = text.replaceAll(secret, "[REDACTED]");
-    }
-    return text;
+    return redactText(text, this.#key.length >= 4 ? [this.#key, ...this.#secrets] : this.#secrets);
   }
 }
 
