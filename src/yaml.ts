@@ -1,7 +1,7 @@
 /**
  * YAML read as upstream reads it: PyYAML's `yaml.safe_load`, whose resolver is YAML 1.1's. So `yes`,
- * `off` are booleans, `1e3` and `+.5` are text, `017` is octal, `1_000` and `1:30` are numbers, and
- * merge keys (`<<: *base`) merge; an empty document is null. Timestamps stay text (PyYAML makes
+ * `off` are booleans, `1e3` and `+.5` are text, `017` is octal, `1_000` and `1:30` are numbers, merge
+ * keys (`<<: *base`) merge and a key given twice keeps its last value; an empty document is null. Timestamps stay text (PyYAML makes
  * `date` objects of them, which no config key takes).
  *
  * @module
@@ -111,7 +111,8 @@ export const PYYAML_SCHEMA: Schema = new Schema([
  * @throws {YAMLException} on a syntax error (with `mark.line` and `mark.column`)
  */
 export function loadYaml(text: string, filename?: string): unknown {
-  const options = { schema: PYYAML_SCHEMA, ...(filename ? { filename } : {}) };
+  // json: a key given twice keeps its last value, as PyYAML's does (js-yaml would throw).
+  const options = { schema: PYYAML_SCHEMA, json: true, ...(filename ? { filename } : {}) };
   const docs = loadAll(text, options);
   // More than one document: load() throws the error PyYAML's safe_load raises too.
   return docs.length === 0 ? null : docs.length === 1 ? docs[0] : load(text, options);

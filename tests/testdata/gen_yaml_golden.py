@@ -32,6 +32,7 @@ DOCUMENTS = [
     ("alias of a list", "l: &l [1, 2]\nm: *l\n"),
     ("bool keys", "env:\n  on: 1\n  n: 2\n"),
     ("two documents", "a: 1\n---\nb: 2\n"),
+    ("duplicate key: the last wins", "agent:\n  step_limit: 3\nagent:\n  cost_limit: 4\nk: 1\nk: 2\n"),
 ]
 
 
