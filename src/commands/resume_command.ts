@@ -53,6 +53,16 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
         "environment keeps its working directory as it was",
     );
   }
+  if (!restarted) {
+    // Local and bubblewrap go on in the directory as it was left: without it the history is fiction.
+    const dir = resolvePath(String(config.environment.cwd || "workspace"), host.cwd);
+    if (!(await Deno.stat(dir).then((s) => s.isDirectory, () => false))) {
+      throw new UsageError(
+        `Cannot resume ${path}: its working directory ${dir} no longer exists, so the files the run made ` +
+          "are gone; restore it, name another with --cwd DIR, or create it empty to go on anyway",
+      );
+    }
+  }
   let task = flags.task;
   if (flags.taskFile !== undefined) {
     task = await readUtf8File(flags.taskFile).catch((e) => {

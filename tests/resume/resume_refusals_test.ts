@@ -46,3 +46,38 @@ Deno.test("claudius resume refuses a file that is no trajectory: one line naming
     assertEquals(await Deno.stat(`${dir}/out.json`).then(() => true, () => false), false, name);
   }
 });
+
+Deno.test("claudius resume refuses a local run whose working directory is gone, naming it; --cwd or mkdir goes on", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
+  const replies = 'model.replies=[{"commands":["echo made > f.txt"]},{"commands":["cat f.txt"]}]';
+  const run = await claudius(
+    [
+      "-t",
+      "t",
+      "--model-class",
+      "scripted",
+      "-c",
+      replies,
+      "--step-limit",
+      "1",
+      "--cwd",
+      "ws",
+      "-o",
+      "t.json",
+    ],
+    dir,
+  );
+  assertEquals(run.code, 3, run.stderr);
+  await Deno.remove(`${dir}/ws`, { recursive: true });
+  const more = ["--model-class", "scripted", "-c", replies, "--step-limit", "2"];
+  const gone = await claudius(["resume", "t.json", ...more], dir);
+  assertEquals(gone.code, 2, gone.stderr);
+  assertMatch(
+    gone.stderr,
+    new RegExp(`^error: Cannot resume ${dir}/t\\.json: its working directory ${dir}/ws no longer exists`),
+  );
+  assertEquals(await Deno.stat(`${dir}/t.resume1.json`).then(() => true, () => false), false);
+  await Deno.mkdir(`${dir}/moved`);
+  const moved = await claudius(["resume", "t.json", ...more, "--cwd", "moved"], dir);
+  assertEquals(moved.code, 3, moved.stderr);
+});
