@@ -288,12 +288,19 @@ async function killGroup(pid: number): Promise<void> {
 
 /**
  * SIGKILL whatever is left of the given process groups (background processes of commands that have
- * returned: `server &`, `nohup job &`); groups already gone are skipped. A process that made a
- * session of its own (`setsid`) is out of reach, as under upstream.
+ * returned: `server &`, `nohup job &`); groups already gone are skipped. Each group's leader also
+ * leads a session (it is spawned by `setsid`), so the groups job control (`set -m`) made inside it go
+ * too. A process that made a session of its own (`setsid`) is out of reach, as under upstream.
  */
 export async function killGroups(pgids: Iterable<number>): Promise<void> {
+  const all = [...pgids];
+  if (all.length > 0) {
+    // procps' pkill; where it is missing, only the groups themselves are killed.
+    await new Deno.Command("pkill", { args: ["-KILL", "-s", all.join(",")], stdin: "null", stderr: "null" })
+      .output().catch(() => {});
+  }
   const left: number[] = [];
-  for (const pgid of pgids) {
+  for (const pgid of all) {
     try {
       Deno.kill(-pgid, "SIGKILL");
     } catch (e) {

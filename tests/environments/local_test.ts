@@ -177,10 +177,12 @@ Deno.test("LocalEnvironment.close() ends the background processes commands left 
   const a = (await env.execute({ command: "sleep 300 >/dev/null 2>&1 & echo $!" })).output.trim();
   const b = (await env.execute({ command: "( sleep 301 >/dev/null 2>&1 & echo $! )" })).output.trim();
   const c = (await env.execute({ command: "nohup sleep 302 >/dev/null 2>&1 & echo $!" })).output.trim();
-  for (const pid of [a, b, c]) assertEquals(await alive(pid), "yes\n", `${pid} runs between steps`);
+  // Job control (`set -m`) puts a background job in a group of its own, still in the command's session.
+  const d = (await env.execute({ command: "set -m; sleep 303 >/dev/null 2>&1 & echo $!" })).output.trim();
+  for (const pid of [a, b, c, d]) assertEquals(await alive(pid), "yes\n", `${pid} runs between steps`);
   await env.close();
   await new Promise((resolve) => setTimeout(resolve, 100));
-  for (const pid of [a, b, c]) assertEquals(await alive(pid), "no\n", `${pid} outlived the environment`);
+  for (const pid of [a, b, c, d]) assertEquals(await alive(pid), "no\n", `${pid} outlived the environment`);
 });
 
 Deno.test("LocalEnvironment.execute() runs a 150 KB heredoc (too long for an argument) with stdin closed", async () => {
