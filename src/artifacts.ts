@@ -6,6 +6,9 @@
  * @module
  */
 import type { Environment, HostCommand } from "./types.ts";
+import { resolve } from "node:path";
+import { ConfigError } from "./errors.ts";
+import { sameFile } from "./trajectories/_files.ts";
 
 /** The `run` keys that ask for artifacts. */
 export interface ArtifactConfig {
@@ -58,6 +61,25 @@ const PATCH_SCRIPT = [
   'base="$(g rev-parse -q --verify HEAD^{commit} || g hash-object -t tree /dev/null)"',
   'g diff --cached --binary --no-color --no-ext-diff --src-prefix=a/ --dst-prefix=b/ "$base"',
 ].join("\n");
+
+/**
+ * Refuse, before anything runs, a patch path the patch could not or must not be written to: a
+ * directory, or the trajectory itself (the patch would replace it at the end of the run).
+ * @param patchPath absolute
+ * @param trajectoryPath absolute
+ * @throws {ConfigError} naming the path and why
+ */
+export async function checkPatchPath(patchPath: string, trajectoryPath: string): Promise<void> {
+  const cannot = (why: string) => new ConfigError(`Cannot write the patch to '${patchPath}': ${why}`);
+  if (resolve(patchPath) === resolve(trajectoryPath) || await sameFile(patchPath, trajectoryPath)) {
+    throw cannot(
+      `it is the trajectory (${trajectoryPath}), which the patch would replace; give another file`,
+    );
+  }
+  if ((await Deno.stat(patchPath).catch(() => undefined))?.isDirectory) {
+    throw cannot("it is a directory; give a file path");
+  }
+}
 
 /**
  * Take the artifacts `config` asks for from the environment's working directory, next to the

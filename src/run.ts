@@ -222,6 +222,13 @@ export async function runEpisode(
   try {
     // The outputs are checked (and the trajectory created) before anything is run or paid for.
     atif = await atifWriter(config.run.atif_path, episode, deps);
+    if (episode.patchPath !== undefined) {
+      const { checkPatchPath } = await import("./artifacts.ts");
+      await checkPatchPath(
+        resolvePath(episode.patchPath, deps.cwd),
+        resolvePath(episode.outputPath, deps.cwd),
+      );
+    }
     await writer.open(info(agent), { exclusive: episode.newFile === true });
     if (resuming) {
       resuming.restoreAgent(agent, resume);

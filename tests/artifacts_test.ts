@@ -331,3 +331,22 @@ dockerTest("claudius --patch FILE takes the diff inside the container (docker)",
     /^diff --git a\/n\.txt b\/n\.txt\nnew file[^]*diff --git a\/tracked\.txt[^]* one\n\+edited\n/,
   );
 }, true);
+
+Deno.test("claudius --patch naming the trajectory or a directory is refused before the run (exit 2)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+  await Deno.mkdir(`${dir}/out/fix.patch`, { recursive: true });
+  const intoDir = await runWithPatch([], dir);
+  assertEquals(intoDir.code, 2, intoDir.stderr);
+  assertMatch(intoDir.stderr, /^error: Cannot write the patch to '.*out\/fix\.patch': it is a directory/);
+  const ontoTrajectory = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", MAIN, "-t", "t", "--model-class", "scripted", "-c", "model.replies=[]"].concat(
+      ["-o", "t.json", "--patch", "./t.json"],
+    ),
+    cwd: dir,
+    stdin: "null",
+  }).output();
+  const stderr = new TextDecoder().decode(ontoTrajectory.stderr);
+  assertEquals(ontoTrajectory.code, 2, stderr);
+  assertMatch(stderr, /^error: Cannot write the patch to '.*t\.json': it is the trajectory/);
+  assertEquals(await Deno.stat(`${dir}/t.json`).then(() => true, () => false), false, "nothing was run");
+});
