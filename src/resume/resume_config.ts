@@ -81,14 +81,20 @@ export async function resumeConfig(
   sources.push(flags);
 
   const merged = mergeTrees(...sources.map((s) => s.data));
-  for (const { key, type } of predecessor.unknownClasses) {
+  // Every class to name at once (an upstream trajectory lacks all three), not one per attempt.
+  const unnamed = predecessor.unknownClasses.filter(({ key }) => {
     const [section, selector] = key.split(".") as [string, string];
-    if (!isTree(merged[section]) || merged[section][selector] === undefined) {
-      throw new ConfigError(
-        `Cannot resume ${recorded.spec}: its ${section}_type '${type}' is no claudius class: name one ` +
-          `with -c ${key}=...`,
-      );
-    }
+    return !isTree(merged[section]) || merged[section][selector] === undefined;
+  });
+  if (unnamed.length > 0) {
+    const types = unnamed.map(({ key, type }) => `${key.split(".")[0]}_type '${type}'`);
+    const one = unnamed.length === 1;
+    throw new ConfigError(
+      `Cannot resume ${recorded.spec}: its ${types.join(" and ")} ${
+        one ? "is no claudius class" : "are no claudius classes"
+      }: ` +
+        `name ${one ? "one" : "them"} with ${unnamed.map(({ key }) => `-c ${key}=...`).join(" ")}`,
+    );
   }
   const missing: string[] = [];
   for (const path of redactedPaths(merged)) {

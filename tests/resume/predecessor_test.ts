@@ -206,3 +206,37 @@ Deno.test("ENVIRONMENT_CLASSES names each environment's recorded type", () => {
   ];
   assertEquals(types.map((t) => ENVIRONMENT_CLASSES[t]), ["local", "docker", "bubblewrap"]);
 });
+
+Deno.test("resumeConfig() names every class an upstream trajectory lacks in one error", async () => {
+  const path = `${await Deno.makeTempDir()}/upstream.traj.json`;
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      messages: [{ role: "system", content: "s" }, { role: "user", content: "u" }],
+      info: {
+        config: {
+          agent: {},
+          agent_type: "minisweagent.agents.default.DefaultAgent",
+          model: { model_name: "m" },
+          model_type: "minisweagent.models.litellm_model.LitellmModel",
+          environment: {},
+          environment_type: "minisweagent.environments.local.LocalEnvironment",
+        },
+      },
+    }),
+  );
+  const p = await readPredecessor(path);
+  const refused = await resumeConfig(
+    { source: p.source!, unknownClasses: p.unknownClasses },
+    [
+      "agent.agent_class=default",
+    ],
+    {},
+    io,
+  ).catch((e) => e);
+  assert(refused instanceof ConfigError, String(refused));
+  assertMatch(
+    refused.message,
+    /model_type '\S+LitellmModel' and environment_type '\S+LocalEnvironment' are no claudius classes: name them with -c model\.model_class=\.\.\. -c environment\.environment_class=\.\.\.$/,
+  );
+});
