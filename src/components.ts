@@ -114,7 +114,10 @@ export async function makeEnvironment(
   if (cls === "local" || cls === "bubblewrap") {
     // Host-side working directory: relative to where claudius runs, `./workspace` by default, created.
     const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
-    await Deno.mkdir(cwd, { recursive: true });
+    await Deno.mkdir(cwd, { recursive: true }).catch((e) => {
+      const why = e instanceof Deno.errors.AlreadyExists ? "it is a file" : `cannot create it: ${e.message}`;
+      throw new ConfigError(`Cannot use environment.cwd '${cwd}': ${why}; give a directory (--cwd DIR)`);
+    });
     own.cwd = cwd;
   }
   switch (cls) {
