@@ -9,6 +9,7 @@ import { type ConfigInput, type ConfigOf, resolveKeys } from "../config_keys.ts"
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { killGroups, runCommand } from "./_process.ts";
+import { OrphanGuard } from "./_orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
 import { withoutBashEnv } from "./_bash_env.ts";
@@ -48,6 +49,8 @@ export class LocalEnvironment implements Environment {
   readonly #running = new Set<Promise<unknown>>();
   /** The process group of every command run so far: what is left of them goes at close(). */
   readonly #groups = new Set<number>();
+  /** Kills those groups if this process is killed before close() can (SIGKILL). */
+  readonly #guard = new OrphanGuard();
 
   /**
    * @param config the `environment` config section
@@ -91,7 +94,10 @@ export class LocalEnvironment implements Environment {
       shellPrefix: spawn.shellPrefix,
       timeoutSeconds: timeout,
       signal: AbortSignal.any(signals),
-      onGroup: (pgid) => this.#groups.add(pgid),
+      onGroup: (pgid) => {
+        this.#groups.add(pgid);
+        this.#guard.add(pgid);
+      },
     });
     this.#running.add(run);
     try {
@@ -134,5 +140,6 @@ export class LocalEnvironment implements Environment {
     await Promise.allSettled([...this.#running]);
     await killGroups(this.#groups);
     this.#groups.clear();
+    await this.#guard.close();
   }
 }

@@ -221,3 +221,48 @@ Deno.test("LocalEnvironment.execute() does not source BASH_ENV, as upstream's /b
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("claudius killed by SIGKILL leaves no command running: the running one and background ones die", async () => {
+  const dir = await Deno.makeTempDir();
+  const command = "sleep 371 >/dev/null 2>&1 & echo $! > bg.pid; echo $$ > fg.pid; sleep 372";
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("../../main.ts", import.meta.url).pathname,
+      "-t",
+      "t",
+      "--model-class",
+      "scripted",
+    ]
+      .concat([
+        "-c",
+        `model.replies=[{"commands":[${JSON.stringify(command)}]}]`,
+        "--cwd",
+        "ws",
+        "-o",
+        "t.json",
+      ]),
+    cwd: dir,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const pidFile = `${dir}/ws/fg.pid`;
+  for (let i = 0; i < 300 && !(await Deno.stat(pidFile).then(() => true, () => false)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  child.kill("SIGKILL");
+  await child.status;
+  const pids = [await Deno.readTextFile(`${dir}/ws/bg.pid`), await Deno.readTextFile(pidFile)].map((p) =>
+    p.trim()
+  );
+  const alive = (pid: string) => sh(`ps -o stat= -p ${pid} | grep -qv Z && echo yes || echo no`);
+  let left = pids;
+  for (let i = 0; i < 100 && left.length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    left = (await Promise.all(pids.map(async (p) => (await alive(p)) === "yes\n" ? [p] : []))).flat();
+  }
+  await sh(`kill -KILL ${left.join(" ")} 2>/dev/null`);
+  assertEquals(left, [], "commands outlived their claudius");
+});
