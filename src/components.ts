@@ -45,11 +45,15 @@ export async function makeModel(
     const { loadScript, parseScript } = await import("./models/_script.ts");
     const { ScriptedClient } = await import("./models/scripted.ts");
     const c = resolveKeys(SCRIPTED_KEYS, own, "model");
-    const replies = c.replies !== undefined
-      ? parseScript(c.replies, "model.replies")
-      : c.script !== undefined
-      ? await loadScript(resolvePath(c.script, deps.cwd))
-      : undefined;
+    const script = c.script === undefined ? undefined : resolvePath(c.script, deps.cwd);
+    const replies = await (async () => {
+      if (c.replies !== undefined) return parseScript(c.replies, "model.replies");
+      if (script !== undefined) return await loadScript(script);
+    })().catch((e: Error) => {
+      // A missing or malformed script is the config's fault: exit 2, naming the key.
+      const where = c.replies !== undefined ? "model.replies" : `model.script '${script}'`;
+      throw new ConfigError(`Cannot load ${where}: ${e.message.replace(/^Cannot load script \S+: /, "")}`);
+    });
     if (!replies) throw new ConfigError(`model.model_class '${cls}' needs model.script or model.replies`);
     modelConfig = { ...own, ...c };
     client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
