@@ -103,7 +103,7 @@ Deno.test("programbench mode: submission.tar.gz for finished instances only, ide
   assertEquals(s.skipped, 1, "upstream's finished instance is skipped");
   assertEquals(s.byStatus, {
     Submitted: ["p-ok"],
-    NotFound: ["p-fail"],
+    ConfigError: ["p-fail"],
     LimitsExceeded: ["p-limit"],
     Interrupted: ["p-int"],
   });
@@ -163,8 +163,7 @@ Deno.test("swebench mode: done = in preds.json (upstream's rule), a failed start
   assertEquals(s.skipped, 1);
   assertEquals(sorted(s.byStatus), {
     Submitted: ["s-ok"],
-    NotADirectory: ["s-fail"],
-    NotFound: ["s-nomodel"],
+    ConfigError: ["s-fail", "s-nomodel"],
     Interrupted: ["s-int"],
   });
   assertEquals(

@@ -105,8 +105,8 @@ Deno.test("runBatch() records failures, keeps going, and a rerun redoes only the
   const cfg = await config([...fx.specs, "agent.step_limit=3"]);
   const s = await runBatch(options(fx.instances, fx.out, cfg, { workers: 2 }), deps());
   assertEquals(Object.keys(s.byStatus).sort(), [
+    "ConfigError",
     "LimitsExceeded",
-    "NotFound",
     "RepeatedFormatError",
     "Submitted",
   ]);
@@ -117,7 +117,7 @@ Deno.test("runBatch() records failures, keeps going, and a rerun redoes only the
   const summary = load(await Deno.readTextFile(s.statusesPath!)) as {
     instances_by_exit_status: Record<string, string[]>;
   };
-  assertEquals(summary.instances_by_exit_status.NotFound, ["noscript"]);
+  assertEquals(summary.instances_by_exit_status.ConfigError, ["noscript"]);
   assertEquals(summary.instances_by_exit_status.Submitted, ["ok"]);
   const failed = await readTrajectory(`${fx.out}/noscript/noscript.traj.json`);
   assertEquals(failed.data.messages.length, 1);
