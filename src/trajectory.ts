@@ -151,6 +151,12 @@ export class TrajectoryWriter {
    * @throws {TrajectorySaveError} naming the file, what it still holds and what to do
    */
   async save(messages: readonly object[], info: object): Promise<void> {
+    if (this.#file && await this.#replaced(this.#file)) {
+      // A command removed the file or its directory (or put another file there): our writes would go
+      // to an unlinked inode. Write it all again at its path, as upstream's whole-file saves do.
+      this.close();
+      this.#written = 0;
+    }
     if (!this.#file) await this.open(info);
     let body = "";
     for (let i = this.#written; i < messages.length; i++) {
@@ -194,6 +200,12 @@ export class TrajectoryWriter {
     this.#tailAt = at + bodyBytes.length;
     this.#tail = tail;
     this.#written = messages.length;
+  }
+
+  /** The path no longer names the open file. */
+  async #replaced(file: Deno.FsFile): Promise<boolean> {
+    const [atPath, open] = await Promise.all([Deno.stat(this.path).catch(() => undefined), file.stat()]);
+    return atPath === undefined || atPath.ino !== open.ino || atPath.dev !== open.dev;
   }
 
   #saveError(cause: unknown, intact: boolean): TrajectorySaveError {

@@ -322,3 +322,27 @@ function nthMessageStart(text: string, i: number): number {
   for (let k = 0; k <= i; k++) at = text.indexOf("\n    {", at + 1);
   return at;
 }
+
+Deno.test("TrajectoryWriter.save() writes the whole trajectory again when its file or directory was removed", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/out/t.traj.json`;
+  const writer = new TrajectoryWriter(path);
+  const messages = [{ role: "system", content: "s" }, { role: "user", content: "u" }];
+  await writer.save(messages, { exit_status: "" });
+  // A command of the run removed the trajectory's directory (then its file: a new one in its place).
+  await Deno.remove(`${dir}/out`, { recursive: true });
+  messages.push({ role: "assistant", content: "a" });
+  await writer.save(messages, { exit_status: "" });
+  assertEquals((await readTrajectory(path)).data.messages, messages);
+  await Deno.remove(path);
+  await Deno.writeTextFile(path, "stale");
+  messages.push({ role: "exit", content: "done" });
+  await writer.save(messages, { exit_status: "Submitted" });
+  writer.close();
+  const back = await readTrajectory(path);
+  assertEquals([back.data.messages, back.data.info.exit_status, back.repaired], [
+    messages,
+    "Submitted",
+    false,
+  ]);
+});
