@@ -99,6 +99,11 @@ export async function readPredecessor(path: string): Promise<Predecessor> {
     const why = (e as Error).message.replace(/^Cannot (read|recover) trajectory \S+: /, "");
     throw new UsageError(`Cannot resume ${path}: ${why} (not a trajectory?)`);
   }
+  if (await beingWritten(path)) {
+    throw new UsageError(
+      `Cannot resume ${path}: a running claudius is still writing it (its run goes on); stop that run first`,
+    );
+  }
   const { data, repaired } = read;
   const all = data.messages;
   const stray = all.findIndex((m) => !isTree(m) || typeof m.role !== "string");
@@ -169,6 +174,17 @@ export async function readPredecessor(path: string): Promise<Predecessor> {
     },
     top,
   };
+}
+
+/** A live run holds an exclusive lock on its trajectory until it ends (see TrajectoryWriter.open). */
+async function beingWritten(path: string): Promise<boolean> {
+  const file = await Deno.open(path, { read: true }).catch(() => undefined);
+  if (file === undefined) return false;
+  try {
+    return !(await file.tryLock(false).catch(() => true));
+  } finally {
+    file.close();
+  }
 }
 
 /**

@@ -81,3 +81,43 @@ Deno.test("claudius resume refuses a local run whose working directory is gone, 
   const moved = await claudius(["resume", "t.json", ...more, "--cwd", "moved"], dir);
   assertEquals(moved.code, 3, moved.stderr);
 });
+
+Deno.test("claudius resume refuses a trajectory that a live run is still writing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
+  const replies = 'model.replies=[{"commands":["echo one"]},{"commands":["touch started; sleep 30"]}]';
+  const live = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      MAIN,
+      "-t",
+      "t",
+      "--model-class",
+      "scripted",
+      "-c",
+      replies,
+      "--cwd",
+      "ws",
+      "-o",
+      "t.json",
+    ],
+    cwd: dir,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    for (let i = 0; i < 300 && !(await Deno.stat(`${dir}/ws/started`).then(() => true, () => false)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const r = await claudius(["resume", "t.json", "--model-class", "scripted", "-c", replies], dir);
+    assertEquals(r.code, 2, r.stderr);
+    assertMatch(
+      r.stderr,
+      new RegExp(`^error: Cannot resume ${dir}/t\\.json: a running claudius is still writing it`),
+    );
+  } finally {
+    live.kill("SIGTERM");
+    await live.status;
+  }
+});
