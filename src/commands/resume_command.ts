@@ -76,6 +76,11 @@ export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<num
         "for <stem>.resumeN.traj.json beside it",
     );
   }
+  if (flags.patch !== undefined && await sameFile(resolvePath(flags.patch, host.cwd), path)) {
+    throw new UsageError(
+      `--patch names the trajectory being resumed (${path}), which is never changed; give another file`,
+    );
+  }
   const { state, top } = predecessor;
   err(
     `claudius: resuming ${path} (${

@@ -121,3 +121,16 @@ Deno.test("claudius resume refuses a trajectory that a live run is still writing
     await live.status;
   }
 });
+
+Deno.test("claudius resume refuses --patch naming the trajectory being resumed, which is never changed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
+  const replies =
+    'model.replies=[{"commands":["echo a > f"]},{"commands":["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
+  const args = ["--model-class", "scripted", "-c", replies, "--cwd", "ws"];
+  assertEquals((await claudius(["-t", "t", ...args, "--step-limit", "1", "-o", "t.json"], dir)).code, 3);
+  const before = await Deno.readFile(`${dir}/t.json`);
+  const r = await claudius(["resume", "t.json", "--step-limit", "3", "--patch", "./t.json"], dir);
+  assertEquals(r.code, 2, r.stderr);
+  assertMatch(r.stderr, /^error: --patch names the trajectory being resumed/);
+  assertEquals(await Deno.readFile(`${dir}/t.json`), before);
+});
