@@ -148,7 +148,7 @@ async function atifWriter(
   if (typeof path !== "string" || !path) return undefined;
   const { AtifWriter, checkAtifPath } = await import("./trajectories/atif_writer.ts");
   const dir = episode.outputPath.includes("/") ? episode.outputPath.replace(/\/[^/]*$/, "") : ".";
-  await checkAtifPath(resolvePath(path, dir), episode.outputPath, deps.cwd);
+  await checkAtifPath(resolvePath(path, dir), episode.outputPath, deps.cwd, episode.resume?.link.trajectory);
   const log = deps.log;
   const writer = new AtifWriter(resolvePath(path, dir), episode.outputPath, episode.top ?? {});
   let warned = false;

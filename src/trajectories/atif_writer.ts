@@ -70,14 +70,27 @@ export class AtifWriter {
  * @param path the ATIF path as resolved against the trajectory's directory
  * @param trajectory the trajectory's path
  * @param cwd the directory relative paths start from
+ * @param predecessor the trajectory a resumed run goes on from (never changed)
  * @throws {ConfigError} naming `run.atif_path` and what is wrong
  */
-export async function checkAtifPath(path: string, trajectory: string, cwd: string): Promise<void> {
+export async function checkAtifPath(
+  path: string,
+  trajectory: string,
+  cwd: string,
+  predecessor?: string,
+): Promise<void> {
   const cannot = (why: string) => new ConfigError(`Cannot write run.atif_path '${path}': ${why}`);
   const [target, own] = [resolve(cwd, path), resolve(cwd, trajectory)];
   if (target === own || await sameFile(target, own)) {
     throw cannot(
       `it is the trajectory itself (${trajectory}), which the copy would replace; give another file`,
+    );
+  }
+  if (
+    predecessor !== undefined && (target === resolve(cwd, predecessor) || await sameFile(target, predecessor))
+  ) {
+    throw cannot(
+      `it is the trajectory being resumed (${predecessor}), which is never changed; give another file`,
     );
   }
   if ((await Deno.stat(target).catch(() => undefined))?.isDirectory) {

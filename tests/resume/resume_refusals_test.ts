@@ -122,7 +122,7 @@ Deno.test("claudius resume refuses a trajectory that a live run is still writing
   }
 });
 
-Deno.test("claudius resume refuses --patch naming the trajectory being resumed, which is never changed", async () => {
+Deno.test("claudius resume refuses --patch or run.atif_path naming the trajectory being resumed, which is never changed", async () => {
   const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
   const replies =
     'model.replies=[{"commands":["echo a > f"]},{"commands":["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
@@ -132,5 +132,11 @@ Deno.test("claudius resume refuses --patch naming the trajectory being resumed, 
   const r = await claudius(["resume", "t.json", "--step-limit", "3", "--patch", "./t.json"], dir);
   assertEquals(r.code, 2, r.stderr);
   assertMatch(r.stderr, /^error: --patch names the trajectory being resumed/);
+  const atif = await claudius(["resume", "t.json", "--step-limit", "3", "-c", "run.atif_path=t.json"], dir);
+  assertEquals(atif.code, 2, atif.stderr);
+  assertMatch(
+    atif.stderr,
+    /\nerror: Cannot write run\.atif_path '.*t\.json': it is the trajectory being resumed/,
+  );
   assertEquals(await Deno.readFile(`${dir}/t.json`), before);
 });
