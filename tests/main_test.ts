@@ -690,6 +690,7 @@ Deno.test("claudius refuses a device or /proc path in one line naming it, exit 2
   assertEquals(r.code, 2, r.stderr);
   assertEquals(
     r.stderr,
-    'error: "/dev/shm/claudius-x" is a device, /proc or /sys path, which claudius does not use\n',
+    "error: Cannot use environment.cwd '/dev/shm/claudius-x': cannot create it: \"/dev/shm/claudius-x\" is a " +
+      "device, /proc or /sys path, which claudius does not use; give a directory (--cwd DIR)\n",
   );
 });
