@@ -90,8 +90,14 @@ const isObservation = (m: Message) =>
 export async function readPredecessor(path: string): Promise<Predecessor> {
   let read;
   try {
+    // A pipe or a device would block the read, or never end it.
+    const stat = await Deno.stat(path);
+    if (!stat.isFile && !stat.isDirectory) {
+      throw new UsageError(`Cannot resume ${path}: it is not a regular file (a pipe, device or socket)`);
+    }
     read = await readTrajectory(path);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot resume ${path}: no such file`);
     if (e instanceof Deno.errors.IsADirectory) {
       throw new UsageError(`Cannot resume ${path}: it is a directory`);

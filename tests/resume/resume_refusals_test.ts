@@ -35,7 +35,9 @@ Deno.test("claudius resume refuses a file that is no trajectory: one line naming
   };
   for (const [name, text] of Object.entries(files)) await Deno.writeTextFile(`${dir}/${name}`, text);
   await Deno.mkdir(`${dir}/a-directory`);
-  for (const name of [...Object.keys(files), "a-directory"]) {
+  // A pipe would block the read until someone writes to it.
+  await new Deno.Command("mkfifo", { args: [`${dir}/a-pipe`] }).output();
+  for (const name of [...Object.keys(files), "a-directory", "a-pipe"]) {
     const r = await claudius(
       ["resume", name, "--model-class", "scripted", "-c", SUBMIT, "-o", "out.json"],
       dir,
