@@ -68,7 +68,7 @@ export async function makeModel(
       const { registryPrices } = await import("./models/_registry.ts");
       const found = await registryPrices(resolvePath(registry, deps.cwd), from, c.model_name);
       if (found) Object.assign(c, found);
-      else deps.log(`note: ${from} has no entry for "${c.model_name}"; prices come from the provider or database`);
+      else deps.log(`note: ${from} has no entry for "${c.model_name}"; prices from the provider or database`);
     }
     // Upstream's get_model: cache markers for Anthropic-looking names unless the config says otherwise.
     const cacheControl = cacheControlMode(c.model_name, own.set_cache_control);

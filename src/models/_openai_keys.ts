@@ -89,8 +89,8 @@ export const OPENAI_KEYS = defineKeys({
   litellm_model_registry: {
     type: "string|null",
     defaultDoc: "`$LITELLM_MODEL_REGISTRY_PATH`",
-    doc: "A litellm model-registry JSON file (`{\"<model>\": {\"input_cost_per_token\": ..., " +
-      "\"output_cost_per_token\": ...}}`, as upstream registers with litellm): the prices of `model_name` " +
+    doc: 'A litellm model-registry JSON file (`{"<model>": {"input_cost_per_token": ..., ' +
+      '"output_cost_per_token": ...}}`, as upstream registers with litellm): the prices of `model_name` ' +
       "(the entry of the whole name, else of the name without its provider prefix) when " +
       "`input_cost_per_token` and `output_cost_per_token` are unset.",
   },
