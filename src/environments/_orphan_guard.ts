@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { KILL_SESSIONS } from "./_process.ts";
 
 const GUARD = String.raw`trap '' INT TERM HUP QUIT
 groups=
@@ -16,8 +17,7 @@ while read -r g; do
   groups="$groups $g"
 done
 [ -z "$groups" ] && exit 0
-pkill -KILL -s "$(echo $groups | tr ' ' ,)" 2>/dev/null
-for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+${KILL_SESSIONS}
 exit 0`;
 
 const encoder = new TextEncoder();

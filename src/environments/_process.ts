@@ -293,26 +293,32 @@ async function killGroup(pid: number): Promise<void> {
  * too. A process that made a session of its own (`setsid`) is out of reach, as under upstream.
  */
 export async function killGroups(pgids: Iterable<number>): Promise<void> {
-  const all = [...pgids];
-  if (all.length > 0) {
-    // procps' pkill; where it is missing, only the groups themselves are killed.
-    await new Deno.Command("pkill", { args: ["-KILL", "-s", all.join(",")], stdin: "null", stderr: "null" })
-      .output().catch(() => {});
-  }
-  const left: number[] = [];
-  for (const pgid of all) {
-    try {
-      Deno.kill(-pgid, "SIGKILL");
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) left.push(pgid);
-    }
-  }
-  if (left.length === 0) return;
-  // A scoped --allow-run cannot signal: one bash does them all.
-  const args = left.map((pgid) => `-${pgid}`).join(" ");
-  await new Deno.Command("bash", { args: ["-c", `kill -KILL -- ${args}`], stdin: "null", stderr: "null" })
+  const all = [...new Set(pgids)];
+  if (all.length === 0) return;
+  const script = `groups="$*"\n${KILL_SESSIONS}`;
+  await new Deno.Command("bash", {
+    args: ["-c", script, "bash", ...all.map(String)],
+    stdin: "null",
+    stderr: "null",
+  })
     .output();
 }
+
+/** Bash for the fields after `(comm) ` of a /proc stat line in `s` (a literal `${` in the script below). */
+const AFTER_COMM = "${s##*) }";
+
+/**
+ * Bash that SIGKILLs the process groups listed in `$groups` and every group of a process in their
+ * sessions (the groups job control made), found in /proc. A shell, because Deno reads /proc/PID only
+ * with --allow-all and signals only with an unscoped --allow-run; /proc, because slim images have no
+ * procps.
+ */
+export const KILL_SESSIONS = String.raw`for f in /proc/[0-9]*/stat; do
+  read -r s < "$f" 2>/dev/null || continue
+  set -f; set -- ${AFTER_COMM}; set +f
+  case " $groups " in *" $4 "*) kill -KILL -- "-$3" 2>/dev/null;; esac
+done
+for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done`;
 
 /** Resolve with `p`'s value, or with undefined after `ms`. */
 async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {

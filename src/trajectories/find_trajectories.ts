@@ -50,6 +50,8 @@ export async function findTrajectories(paths: readonly string[]): Promise<string
       if (e instanceof Deno.errors.NotADirectory) throw new Error(`Cannot read ${path}: not a directory`);
       throw e;
     }
+    // Deno strips a trailing slash before stat under scoped permissions (`--allow-read`, as compiled).
+    if (!info.isDirectory && path.endsWith("/")) throw new Error(`Cannot read ${path}: not a directory`);
     if (!info.isDirectory) add(path);
     else for (const file of (await findFiles(path, isTrajectoryName)).sort(comparePaths)) add(file);
   }
