@@ -199,7 +199,7 @@ export class DefaultAgent {
     return await this.executeActions(await this.query());
   }
 
-  /** Check limits, then query the model and append its message. */
+  /** Check limits, then query the model, append its message and save. */
   async query(): Promise<AssistantMessage> {
     this.signal()?.throwIfAborted();
     if (this.hooks?.beforeQuery) await this.hooks.beforeQuery(this);
@@ -211,6 +211,9 @@ export class DefaultAgent {
     );
     this.cost += message.extra.cost;
     this.addMessages(message);
+    // The paid reply is on disk before its commands run: a kill meanwhile (SIGKILL, OOM) loses no call,
+    // and `claudius resume` runs its actions. The saved file at the end of the step is upstream's.
+    await this.#deps.save?.(this);
     return message;
   }
 

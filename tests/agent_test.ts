@@ -64,7 +64,8 @@ Deno.test("DefaultAgent.run() renders both templates, runs every tool call in or
   assertEquals(agent.messages[1]!.content, "Task: do it on Linux");
   assertEquals(agent.messages[4]!.content, "<returncode>0</returncode>\n<output>\none\ntwo\n</output>");
   assertEquals(agent.messages[6]!.content, "line1\nline2");
-  assertEquals(saves, [5, 7], "saved after every step");
+  // Saved after each reply (before its commands run) and after every step.
+  assertEquals(saves, [3, 5, 6, 7]);
   assertEquals(agent.nCalls, 2);
 });
 

@@ -594,10 +594,9 @@ Deno.test({
       );
       const data = JSON.parse(await Deno.readTextFile(traj)); // as strict as Python's json.load
       assert(server.requests.length < 40, "the run went on after the disk filled");
-      assertEquals(
-        data.messages.filter((m: Message) => m.role === "assistant").length,
-        server.requests.length - 1,
-      );
+      // Every reply but the last is kept; the last too when the disk filled only after it was saved.
+      const kept = data.messages.filter((m: Message) => m.role === "assistant").length;
+      assert(kept === server.requests.length || kept === server.requests.length - 1, `${kept} replies kept`);
     } finally {
       await server.close();
       await new Deno.Command("umount", { args: [disk] }).output();

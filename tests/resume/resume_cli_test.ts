@@ -174,6 +174,28 @@ Deno.test("claudius resume after SIGINT during a command runs that step's comman
   assertEquals(r.bodies, golden.slice(4));
 });
 
+Deno.test("claudius resume after SIGKILL during a command buys no reply again: that step's commands run, then the next request", async () => {
+  const dir = await Deno.makeTempDir({ dir: DIR });
+  await Deno.writeTextFile(BLOCK, "");
+  await Deno.remove(STARTED).catch(() => {});
+  const server = await startFakeServer(SCRIPT);
+  try {
+    const run = cli(runArgs(server.url), dir);
+    await waitFor("step 4's command", () => exists(STARTED));
+    run.child.kill("SIGKILL");
+    await run.done;
+  } finally {
+    await server.close();
+    await Deno.remove(BLOCK);
+  }
+  // The paid reply of step 4 was saved before its command ran.
+  const { data: before } = await readTrajectory(`${dir}/t.traj.json`);
+  assertEquals(before.messages.at(-1)?.content, "step 4");
+  const r = await resume(dir, 4);
+  assertEquals(r.code, 0, r.stderr);
+  assertEquals(r.bodies, golden.slice(4));
+});
+
 Deno.test("claudius resume of a torn trajectory repairs it and redoes the step whose observations were cut", async () => {
   const dir = await Deno.makeTempDir({ dir: DIR });
   const server = await startFakeServer(SCRIPT.slice(0, 3));
