@@ -1,10 +1,6 @@
 import { assert, assertEquals, assertMatch, assertRejects } from "./_assert.ts";
-import {
-  parseTrajectoryText,
-  readTrajectory,
-  TRAJECTORY_FORMAT,
-  TrajectoryWriter,
-} from "../src/trajectory.ts";
+import { readTrajectory, TRAJECTORY_FORMAT, TrajectoryWriter } from "../src/trajectory.ts";
+import { parseTrajectoryText } from "../src/trajectory_repair.ts";
 import { ConfigError } from "../src/errors.ts";
 
 /** Messages as the writer sees them: any JSON mapping. */

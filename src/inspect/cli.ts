@@ -9,7 +9,7 @@ import { findTrajectories } from "../trajectories/find_trajectories.ts";
 import { loadTrajectory } from "../trajectories/load_trajectory.ts";
 import type { Trajectory } from "../trajectories/types.ts";
 import { parseTrajectory } from "../trajectories/parse_trajectory.ts";
-import { parseTrajectoryText } from "../trajectory.ts";
+import { parseTrajectoryText } from "../trajectory_repair.ts";
 import { Inspector } from "./inspector.ts";
 import { runInspector } from "./run_inspector.ts";
 import { denoPager, denoSignals, denoTerminal } from "./terminal.ts";

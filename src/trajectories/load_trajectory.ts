@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { parseTrajectoryText } from "../trajectory.ts";
+import { parseTrajectoryText } from "../trajectory_repair.ts";
 import { parseTrajectory } from "./parse_trajectory.ts";
 import type { Trajectory } from "./types.ts";
 
