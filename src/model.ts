@@ -28,19 +28,19 @@ import type {
   WireMessage,
 } from "./types.ts";
 
-/** The one tool of tool-call mode. */
-export const BASH_TOOL: Json = {
-  type: "function",
-  function: {
-    name: "bash",
-    description: "Execute a bash command",
-    parameters: {
-      type: "object",
-      properties: { command: { type: "string", description: "The bash command to execute" } },
-      required: ["command"],
-    },
+/** The `bash` function: name, description and parameters, as both APIs declare it. */
+export const BASH_FUNCTION = {
+  name: "bash",
+  description: "Execute a bash command",
+  parameters: {
+    type: "object",
+    properties: { command: { type: "string", description: "The bash command to execute" } },
+    required: ["command"],
   },
 };
+
+/** The one tool of tool-call mode. */
+export const BASH_TOOL: Json = { type: "function", function: BASH_FUNCTION };
 
 /** How actions are written by the model. */
 export type ActionFormat = "toolcall" | "text";

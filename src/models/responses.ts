@@ -7,7 +7,7 @@
  * @module
  */
 import { FormatError } from "../errors.ts";
-import { bashCall, CHAT_MODEL_KEYS, DEFAULT_TOOLCALL_FORMAT_ERROR } from "../model.ts";
+import { BASH_FUNCTION, bashCall, CHAT_MODEL_KEYS, DEFAULT_TOOLCALL_FORMAT_ERROR } from "../model.ts";
 import { renderTemplate } from "../template.ts";
 import { type ConfigInput, resolveKeys } from "../config_keys.ts";
 import type {
@@ -24,16 +24,7 @@ import type {
 import type { ParsedResponse } from "./_wire.ts";
 
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
-export const BASH_TOOL_RESPONSE: Json = {
-  type: "function",
-  name: "bash",
-  description: "Execute a bash command",
-  parameters: {
-    type: "object",
-    properties: { command: { type: "string", description: "The bash command to execute" } },
-    required: ["command"],
-  },
-};
+export const BASH_TOOL_RESPONSE: Json = { type: "function", ...BASH_FUNCTION };
 
 /** The transport: one stateless Responses API call (the HTTP client implements it). */
 export interface ResponsesClient {

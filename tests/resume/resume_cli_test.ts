@@ -109,6 +109,25 @@ async function resume(dir: string, from: number | ScriptReply[], ...more: string
   }
 }
 
+/** Run SCRIPT in a new directory and send `signal` while step 4's command runs (SIGINT exits 130); the directory. */
+async function stopDuringStep4(signal: Deno.Signal): Promise<string> {
+  const dir = await Deno.makeTempDir({ dir: DIR });
+  await Deno.writeTextFile(BLOCK, "");
+  await Deno.remove(STARTED).catch(() => {});
+  const server = await startFakeServer(SCRIPT);
+  try {
+    const run = cli(runArgs(server.url), dir);
+    await waitFor("step 4's command", () => exists(STARTED));
+    run.child.kill(signal);
+    const { code } = await run.done;
+    if (signal === "SIGINT") assertEquals(code, 130);
+    return dir;
+  } finally {
+    await server.close();
+    await Deno.remove(BLOCK);
+  }
+}
+
 Deno.test("claudius resume after SIGKILL between steps sends byte for byte the uninterrupted run's requests", async () => {
   const dir = await Deno.makeTempDir({ dir: DIR });
   const server = await startFakeServer([...SCRIPT.slice(0, 2), { fault: "stall", seconds: 60 }]);
@@ -153,19 +172,7 @@ Deno.test("claudius resume after SIGKILL between steps sends byte for byte the u
 });
 
 Deno.test("claudius resume after SIGINT during a command runs that step's commands again, then sends the next request", async () => {
-  const dir = await Deno.makeTempDir({ dir: DIR });
-  await Deno.writeTextFile(BLOCK, "");
-  await Deno.remove(STARTED).catch(() => {});
-  const server = await startFakeServer(SCRIPT);
-  try {
-    const run = cli(runArgs(server.url), dir);
-    await waitFor("step 4's command", () => exists(STARTED));
-    run.child.kill("SIGINT");
-    assertEquals((await run.done).code, 130);
-  } finally {
-    await server.close();
-    await Deno.remove(BLOCK);
-  }
+  const dir = await stopDuringStep4("SIGINT");
   const { data: before } = await readTrajectory(`${dir}/t.traj.json`);
   assertEquals(before.messages.slice(-2).map((m) => m.role), ["assistant", "exit"]);
   const r = await resume(dir, 4);
@@ -175,19 +182,7 @@ Deno.test("claudius resume after SIGINT during a command runs that step's comman
 });
 
 Deno.test("claudius resume after SIGKILL during a command buys no reply again: that step's commands run, then the next request", async () => {
-  const dir = await Deno.makeTempDir({ dir: DIR });
-  await Deno.writeTextFile(BLOCK, "");
-  await Deno.remove(STARTED).catch(() => {});
-  const server = await startFakeServer(SCRIPT);
-  try {
-    const run = cli(runArgs(server.url), dir);
-    await waitFor("step 4's command", () => exists(STARTED));
-    run.child.kill("SIGKILL");
-    await run.done;
-  } finally {
-    await server.close();
-    await Deno.remove(BLOCK);
-  }
+  const dir = await stopDuringStep4("SIGKILL");
   // The paid reply of step 4 was saved before its command ran.
   const { data: before } = await readTrajectory(`${dir}/t.traj.json`);
   assertEquals(before.messages.at(-1)?.content, "step 4");
