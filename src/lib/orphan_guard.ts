@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { KILL_SESSIONS } from "./process.ts";
+import { KILL_SESSIONS } from "./process_groups.ts";
 
 /** The guard's script; `$1` is the grace in seconds between SIGTERM and SIGKILL (0: SIGKILL at once). */
 const GUARD = String.raw`trap '' INT TERM HUP QUIT

@@ -6,7 +6,8 @@
  * @module
  */
 import { after } from "./timers.ts";
-import { BoundedCapture, codePointLength } from "./capture.ts";
+import { killGroup } from "./process_groups.ts";
+import { BoundedCapture, type CaptureResult, codePointLength } from "./capture.ts";
 
 /** Default cap on characters (code points) of output kept in memory: 2 Mi (1 Mi head, 1 Mi tail). */
 export const CAPTURE_CAP: number = 2 * 1024 * 1024;
@@ -29,6 +30,13 @@ const WRAPPER = 'shopt -s execfail; { exec "$@"; } 2>&1; echo "$?" >&2; exit 127
 /** What the shell fast path puts before the command, on the command's own first line. */
 const MERGE_PREFIX = "exec 2>&1; ";
 
+/** The last three arguments when they run a shell command (`... bash|sh -c|-lc COMMAND`). */
+function shellTail(argv: readonly string[]): { shell: string; flag: string; command: string } | undefined {
+  const [shell, flag, command] = argv.slice(-3);
+  if (shell === undefined || flag === undefined || command === undefined) return undefined;
+  return /(^|\/)(ba)?sh$/.test(shell) && /^-[a-z]*c$/.test(flag) ? { shell, flag, command } : undefined;
+}
+
 /**
  * Fast path for `[bash|sh, -c/-lc, command]`: the shell itself merges stderr into stdout before the
  * command (on the same line, so line numbers in its messages do not move), which saves the
@@ -36,11 +44,8 @@ const MERGE_PREFIX = "exec 2>&1; ";
  * line 1, login-profile noise) goes to stderr and is put in front of the output afterwards.
  */
 function shellFastPath(argv: string[], prefix: string): string[] | undefined {
-  const [shell, flag, command, ...rest] = argv;
-  if (rest.length || command === undefined || !/(^|\/)(ba)?sh$/.test(shell!) || !/^-[a-z]*c$/.test(flag!)) {
-    return undefined;
-  }
-  return [shell!, flag!, MERGE_PREFIX + prefix + command];
+  const tail = argv.length === 3 ? shellTail(argv) : undefined;
+  return tail && [tail.shell, tail.flag, MERGE_PREFIX + prefix + tail.command];
 }
 
 /**
@@ -129,29 +134,70 @@ export interface RunResult {
 export async function runCommand(argv: string[], opts: RunOptions): Promise<RunResult> {
   if (argv.length === 0) throw new TypeError("Cannot run command: argv is empty");
   // A command too long for an argument, run by a shell (`... sh|bash -c|-lc COMMAND`): via stdin.
-  const viaStdin = argv.length >= 3 && commandViaStdin(argv.at(-1)!) && /(^|\/)(ba)?sh$/.test(argv.at(-3)!) &&
-    /^-[a-z]*c$/.test(argv.at(-2)!);
-  const stdinText = viaStdin ? argv.at(-1)! : undefined;
-  if (viaStdin) argv = [...argv.slice(0, -1), FROM_STDIN];
+  const tail = shellTail(argv);
+  const stdinText = tail && commandViaStdin(tail.command) ? tail.command : undefined;
+  if (stdinText !== undefined) argv = [...argv.slice(0, -1), FROM_STDIN];
   const prefix = opts.shellPrefix ?? "";
   const fast = shellFastPath(argv, prefix);
-  const spawnArgv = fast ?? ["bash", "-c", WRAPPER, "claudius", ...argv];
-  const options: Deno.CommandOptions = {
-    args: spawnArgv.slice(1),
-    ...(opts.cwd ? { cwd: opts.cwd } : {}),
-    ...(opts.env ? { env: opts.env, clearEnv: true } : {}),
-    stdin: viaStdin ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
-  };
-  let child: Deno.ChildProcess;
+  const [program = "bash", ...args] = fast ?? ["bash", "-c", WRAPPER, "claudius", ...argv];
+  const child = spawnCommand(
+    program,
+    {
+      args,
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(opts.env ? { env: opts.env, clearEnv: true } : {}),
+      stdin: stdinText !== undefined ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+    },
+    argv,
+    opts.cwd,
+  );
+  opts.onGroup?.(child.pid);
+  if (stdinText !== undefined) {
+    const writer = child.stdin.getWriter();
+    // A shell that dies before reading all of it closes the pipe: its exit status says why.
+    writer.write(new TextEncoder().encode(stdinText)).then(() => writer.close()).catch(() => {});
+  }
+  const capture = new BoundedCapture(opts.maxChars ?? CAPTURE_CAP);
+  // A BYOB reader filling one reused buffer: a flood then allocates nothing per read (the default
+  // reader hands out a fresh 64 KiB array per chunk, garbage that peaks at tens of MiB per GB).
+  const reader = child.stdout.getReader({ mode: "byob" });
+  const pump = pumpInto(reader, capture);
+  const wrapperErr = new Response(child.stderr).text();
+  const kill = new GroupKill(child.pid, opts);
   try {
-    child = spawnGroupLeader(spawnArgv[0]!, options);
+    await Promise.race([Promise.all([pump, child.status]).then(() => kill.finished()), kill.started]);
+    if (kill.reason !== null) {
+      await kill.done;
+      await withDeadline(pump, DRAIN_MS);
+      await reader.cancel().catch(() => {});
+      await pump;
+    }
+    const status = await child.status;
+    const err = await withDeadline(wrapperErr, DRAIN_MS);
+    const shell = fast ? { program, prefix } : undefined;
+    return ending(capture.finish(), status, kill.reason, typeof err === "string" ? err : "", shell);
+  } finally {
+    kill.dispose();
+  }
+}
+
+/**
+ * Spawn the command's group leader, its failures said in the caller's terms (a missing working
+ * directory, arguments too long for the system).
+ */
+function spawnCommand(
+  program: string,
+  options: Deno.CommandOptions,
+  argv: string[],
+  cwd: string | undefined,
+): Deno.ChildProcess {
+  try {
+    return spawnGroupLeader(program, options);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound && opts.cwd && /cwd/.test(e.message)) {
-      throw new Deno.errors.NotFound(`Cannot run command: no such working directory '${opts.cwd}'`, {
-        cause: e,
-      });
+    if (e instanceof Deno.errors.NotFound && cwd && /cwd/.test(e.message)) {
+      throw new Deno.errors.NotFound(`Cannot run command: no such working directory '${cwd}'`, { cause: e });
     }
     if (/os error 7\b/.test(String(e))) {
       const bytes = argv.reduce((n, a) => n + new TextEncoder().encode(a).length + 1, 0);
@@ -163,92 +209,110 @@ export async function runCommand(argv: string[], opts: RunOptions): Promise<RunR
     }
     throw e;
   }
-  opts.onGroup?.(child.pid);
-  if (stdinText !== undefined) {
-    const writer = child.stdin.getWriter();
-    // A shell that dies before reading all of it closes the pipe: its exit status says why.
-    writer.write(new TextEncoder().encode(stdinText)).then(() => writer.close()).catch(() => {});
-  }
+}
 
-  const capture = new BoundedCapture(opts.maxChars ?? CAPTURE_CAP);
-  // A BYOB reader filling one reused buffer: a flood then allocates nothing per read (the default
-  // reader hands out a fresh 64 KiB array per chunk, garbage that peaks at tens of MiB per GB).
-  const reader = child.stdout.getReader({ mode: "byob" });
-  const pump = (async () => {
-    try {
-      let buffer = new ArrayBuffer(READ_CHUNK);
-      for (;;) {
-        const { done, value } = await reader.read(new Uint8Array(buffer));
-        if (done || value === undefined) return;
-        capture.push(value);
-        buffer = value.buffer;
-      }
-    } catch {
-      // Cancelled after a kill, or the pipe broke: keep what was read.
-    }
-  })();
-  const wrapperErr = new Response(child.stderr).text();
-
-  let reason: "timeout" | "abort" | null = null;
-  let finished = false;
-  let killDone: Promise<void> = Promise.resolve();
-  let wake = () => {};
-  const woken = new Promise<void>((resolve) => (wake = resolve));
-  const kill = (why: "timeout" | "abort") => {
-    if (reason !== null || finished) return;
-    reason = why;
-    killDone = (async () => {
-      if (opts.onKill) await withDeadline(opts.onKill().catch(() => {}), ON_KILL_MS);
-      await killGroup(child.pid);
-    })();
-    wake();
-  };
-  const cancelTimeout = opts.timeoutSeconds > 0
-    ? after(opts.timeoutSeconds * 1000, () => kill("timeout"))
-    : undefined;
-  const onAbort = () => kill("abort");
-  if (opts.signal?.aborted) kill("abort");
-  else opts.signal?.addEventListener("abort", onAbort, { once: true });
-
+/** Read the pipe into the capture until it closes (or breaks, or is cancelled after a kill). */
+async function pumpInto(reader: ReadableStreamBYOBReader, capture: BoundedCapture): Promise<void> {
   try {
-    await Promise.race([Promise.all([pump, child.status]).then(() => (finished = true)), woken]);
-    if (reason !== null) {
-      await killDone;
-      await withDeadline(pump, DRAIN_MS);
-      await reader.cancel().catch(() => {});
-      await pump;
+    let buffer = new ArrayBuffer(READ_CHUNK);
+    for (;;) {
+      const { done, value } = await reader.read(new Uint8Array(buffer));
+      if (done || value === undefined) return;
+      capture.push(value);
+      buffer = value.buffer;
     }
-    const status = await child.status;
-    const err = await withDeadline(wrapperErr, DRAIN_MS);
-    let { text, totalChars, truncated } = capture.finish();
-    if (fast && typeof err === "string" && err !== "") {
-      const failed = /^setsid: failed to execute \S+: (.*)/.exec(err);
-      if (failed && status.code === 1 && reason === null) {
-        const message = `Cannot run command: ${fast[0]}: ${failed[1]!.trim()}`;
-        throw /denied/i.test(failed[1]!)
-          ? new Deno.errors.PermissionDenied(message)
-          : new Deno.errors.NotFound(message);
-      }
-      const before = textMode(err).replaceAll("`" + MERGE_PREFIX + prefix, "`");
-      text = before + text;
-      totalChars += codePointLength(before);
-    } else if (typeof err === "string" && err.trim() !== "" && status.code === 127 && reason === null) {
-      throw spawnError(text, err.trim());
-    }
-    const killed = reason !== null;
-    return {
-      output: text,
-      exitCode: killed || status.signal !== null ? null : status.code,
-      signal: !killed && status.signal !== null ? status.code - 128 : null,
-      timedOut: reason === "timeout",
-      aborted: reason === "abort",
-      totalChars,
-      truncated,
-    };
-  } finally {
-    cancelTimeout?.();
-    opts.signal?.removeEventListener("abort", onAbort);
+  } catch {
+    // Cancelled after a kill, or the pipe broke: keep what was read.
   }
+}
+
+/** The timeout and the abort signal of one command: the first to come kills its group, once. */
+class GroupKill {
+  /** What killed it, or null. */
+  reason: "timeout" | "abort" | null = null;
+  /** Settles when the kill (`onKill`, then SIGKILL to the group) is done. */
+  done: Promise<void> = Promise.resolve();
+  /** Settles when a kill starts. */
+  readonly started: Promise<void>;
+  readonly #pid: number;
+  readonly #opts: RunOptions;
+  #finished = false;
+  #wake = () => {};
+  readonly #onAbort = () => this.#kill("abort");
+  readonly #cancelTimeout: (() => void) | undefined;
+
+  constructor(pid: number, opts: RunOptions) {
+    this.#pid = pid;
+    this.#opts = opts;
+    this.started = new Promise<void>((resolve) => (this.#wake = resolve));
+    this.#cancelTimeout = opts.timeoutSeconds > 0
+      ? after(opts.timeoutSeconds * 1000, () => this.#kill("timeout"))
+      : undefined;
+    if (opts.signal?.aborted) this.#kill("abort");
+    else opts.signal?.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  /** The process exited and its pipe closed: nothing is killed from now on. */
+  finished(): void {
+    this.#finished = true;
+  }
+
+  /** Stop the timer and stop listening to the signal. */
+  dispose(): void {
+    this.#cancelTimeout?.();
+    this.#opts.signal?.removeEventListener("abort", this.#onAbort);
+  }
+
+  #kill(why: "timeout" | "abort"): void {
+    if (this.reason !== null || this.#finished) return;
+    this.reason = why;
+    const onKill = this.#opts.onKill;
+    this.done = (async () => {
+      if (onKill) await withDeadline(onKill().catch(() => {}), ON_KILL_MS);
+      await killGroup(this.#pid);
+    })();
+    this.#wake();
+  }
+}
+
+/**
+ * The result from what was read and how the process ended. On the fast path what the shell wrote to
+ * stderr before the merge goes in front of the output; a spawn failure reported by `setsid` or by
+ * the wrapper is thrown as the OS error it stands for.
+ */
+function ending(
+  captured: CaptureResult,
+  status: Deno.CommandStatus,
+  reason: "timeout" | "abort" | null,
+  err: string,
+  fast: { program: string; prefix: string } | undefined,
+): RunResult {
+  let { text, totalChars } = captured;
+  if (fast && err !== "") {
+    const failed = /^setsid: failed to execute \S+: (.*)/.exec(err);
+    if (failed && status.code === 1 && reason === null) {
+      const why = failed[1] ?? "";
+      const message = `Cannot run command: ${fast.program}: ${why.trim()}`;
+      throw /denied/i.test(why)
+        ? new Deno.errors.PermissionDenied(message)
+        : new Deno.errors.NotFound(message);
+    }
+    const before = textMode(err).replaceAll("`" + MERGE_PREFIX + fast.prefix, "`");
+    text = before + text;
+    totalChars += codePointLength(before);
+  } else if (err.trim() !== "" && status.code === 127 && reason === null) {
+    throw spawnError(text, err.trim());
+  }
+  const killed = reason !== null;
+  return {
+    output: text,
+    exitCode: killed || status.signal !== null ? null : status.code,
+    signal: !killed && status.signal !== null ? status.code - 128 : null,
+    timedOut: reason === "timeout",
+    aborted: reason === "abort",
+    totalChars,
+    truncated: captured.truncated,
+  };
 }
 
 /** Whether the `setsid` program exists here (learnt on the first spawn). */
@@ -263,7 +327,7 @@ let setsidWorks = true;
 function spawnGroupLeader(program: string, options: Deno.CommandOptions): Deno.ChildProcess {
   if (setsidWorks) {
     try {
-      return new Deno.Command("setsid", { ...options, args: [program, ...options.args!] }).spawn();
+      return new Deno.Command("setsid", { ...options, args: [program, ...options.args ?? []] }).spawn();
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound) || /cwd/.test(String(e))) throw e;
       setsidWorks = false;
@@ -271,54 +335,6 @@ function spawnGroupLeader(program: string, options: Deno.CommandOptions): Deno.C
   }
   return new Deno.Command(program, { ...options, detached: true }).spawn();
 }
-
-/**
- * SIGKILL the whole process group led by `pid`; a group already gone is fine. Signalling needs an
- * unscoped `--allow-run`; with a scoped one, bash's `kill` builtin does the same.
- */
-async function killGroup(pid: number): Promise<void> {
-  try {
-    Deno.kill(-pid, "SIGKILL");
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return; // ESRCH: every member already exited.
-    await new Deno.Command("bash", { args: ["-c", `kill -KILL -- -${pid}`], stdin: "null", stderr: "null" })
-      .output();
-  }
-}
-
-/**
- * SIGKILL whatever is left of the given process groups (background processes of commands that have
- * returned: `server &`, `nohup job &`); groups already gone are skipped. Each group's leader also
- * leads a session (it is spawned by `setsid`), so the groups job control (`set -m`) made inside it go
- * too. A process that made a session of its own (`setsid`) is out of reach, as under upstream.
- */
-export async function killGroups(pgids: Iterable<number>): Promise<void> {
-  const all = [...new Set(pgids)];
-  if (all.length === 0) return;
-  const script = `groups="$*"\n${KILL_SESSIONS}`;
-  await new Deno.Command("bash", {
-    args: ["-c", script, "bash", ...all.map(String)],
-    stdin: "null",
-    stderr: "null",
-  })
-    .output();
-}
-
-/** Bash for the fields after `(comm) ` of a /proc stat line in `s` (a literal `${` in the script below). */
-const AFTER_COMM = "${s##*) }";
-
-/**
- * Bash that SIGKILLs the process groups listed in `$groups` and every group of a process in their
- * sessions (the groups job control made), found in /proc. A shell, because Deno reads /proc/PID only
- * with --allow-all and signals only with an unscoped --allow-run; /proc, because slim images have no
- * procps.
- */
-export const KILL_SESSIONS = String.raw`for f in /proc/[0-9]*/stat; do
-  read -r s < "$f" 2>/dev/null || continue
-  set -f; set -- ${AFTER_COMM}; set +f
-  case " $groups " in *" $4 "*) kill -KILL -- "-$3" 2>/dev/null;; esac
-done
-for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done`;
 
 /** Resolve with `p`'s value, or with undefined after `ms`. */
 async function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | undefined> {

@@ -8,7 +8,8 @@
 import { type ConfigInput, type ConfigOf, resolveKeys } from "../config/keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { killGroups, runCommand } from "../../lib/process.ts";
+import { runCommand } from "../../lib/process.ts";
+import { killGroups } from "../../lib/process_groups.ts";
 import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
