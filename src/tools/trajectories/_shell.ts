@@ -44,116 +44,157 @@ const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "
  * ```
  */
 export function shellSegments(command: string): Segment[] {
-  const out: Segment[] = [];
-  const inner: string[] = [];
-  let seg: Segment = { words: [], redirects: [] };
-  const pending: { delim: string; tabs: boolean }[] = [];
-  const end = () => {
-    if (seg.words.length || seg.redirects.length) out.push(seg);
-    seg = { words: [], redirects: [] };
-  };
-  const s = command;
-  let i = 0;
+  const reader = new SegmentReader(command);
+  const out = reader.read();
+  for (const body of reader.inner) out.push(...shellSegments(body));
+  return out;
+}
+
+/** One pass over a command: its segments, and the insides of its substitutions to read after. */
+class SegmentReader {
+  /** The bodies of `$(...)`, backticks and process substitutions, in order. */
+  readonly inner: string[] = [];
+  readonly #s: string;
+  #i = 0;
+  #out: Segment[] = [];
+  #seg: Segment = { words: [], redirects: [] };
+  /** Heredocs whose bodies start after the current line. */
+  readonly #pending: { delim: string; tabs: boolean }[] = [];
+
+  constructor(command: string) {
+    this.#s = command;
+  }
+
+  /** The command's segments (not those of its substitutions, see {@link inner}). */
+  read(): Segment[] {
+    const s = this.#s;
+    while (this.#i < s.length) {
+      const i = this.#i;
+      const c = s.charAt(i);
+      if (isBlank(c)) {
+        this.#i++;
+      } else if (c === "\n") {
+        this.#end();
+        this.#i++;
+        for (const h of this.#pending.splice(0)) this.#i = skipHeredoc(s, this.#i, h.delim, h.tabs);
+      } else if (c === "#" && (i === 0 || endsWord(s, i - 1))) {
+        const nl = s.indexOf("\n", i);
+        this.#i = nl < 0 ? s.length : nl;
+      } else if ((c === "<" || c === ">") && s[i + 1] === "(") {
+        const close = matching(s, i + 1);
+        this.inner.push(s.slice(i + 2, close));
+        this.#seg.words.push(s.slice(i, close + 1));
+        this.#i = close + 1;
+      } else if (
+        c === "<" || c === ">" || (c === "&" && s[i + 1] === ">") || (isDigit(c) && redirectAhead(s, i))
+      ) {
+        this.#redirect();
+      } else if (c === ";" || c === "&" || c === "|" || c === "(" || c === ")") {
+        this.#end();
+        this.#i++;
+      } else {
+        const w = this.#word();
+        if (this.#i === i) this.#i++; // a character no rule reads (other white space): skip it
+        else if ((w === "{" || w === "}") && this.#seg.words.length === 0) this.#end();
+        else this.#seg.words.push(w);
+      }
+    }
+    this.#end();
+    return this.#out;
+  }
+
+  #end(): void {
+    if (this.#seg.words.length || this.#seg.redirects.length) this.#out.push(this.#seg);
+    this.#seg = { words: [], redirects: [] };
+  }
+
+  /** A redirection at `i`: its operator and target word (a heredoc's body is skipped at its line's end). */
+  #redirect(): void {
+    const s = this.#s;
+    REDIRECT.lastIndex = this.#i;
+    const op = REDIRECT.exec(s)?.[0] ?? s.charAt(this.#i);
+    this.#i += op.length;
+    while (this.#i < s.length && isBlank(s.charAt(this.#i))) this.#i++;
+    const target = this.#word();
+    const bare = op.replace(/^\d+/, "");
+    if (bare === "<<" || bare === "<<-") this.#pending.push({ delim: target, tabs: bare === "<<-" });
+    this.#seg.redirects.push({ op, target });
+  }
 
   /** Read one word at `i` (quotes removed; substitutions recorded for later), advancing `i`. */
-  const word = (): string => {
+  #word(): string {
+    const s = this.#s;
     let text = "";
-    while (i < s.length && !endsWord(s, i)) {
-      const c = s[i]!;
+    while (this.#i < s.length && !endsWord(s, this.#i)) {
+      const i = this.#i;
+      const c = s.charAt(i);
       if (c === "\\") {
         if (s[i + 1] !== "\n") text += s[i + 1] ?? "";
-        i += 2;
+        this.#i += 2;
       } else if (c === "'") {
         const close = s.indexOf("'", i + 1);
         const stop = close < 0 ? s.length : close;
         text += s.slice(i + 1, stop);
-        i = stop + 1;
+        this.#i = stop + 1;
       } else if (c === '"') {
-        i++;
-        while (i < s.length && s[i] !== '"') {
-          if (s[i] === "\\" && i + 1 < s.length) {
-            text += s[i + 1];
-            i += 2;
-          } else if (s[i] === "$" && s[i + 1] === "(") {
-            text += substitution();
-          } else if (s[i] === "`") {
-            text += backtick();
-          } else text += s[i++];
-        }
-        i++;
+        text += this.#doubleQuoted();
       } else if (c === "$" && s[i + 1] === "(") {
-        text += substitution();
+        text += this.#substitution();
       } else if (c === "`") {
-        text += backtick();
+        text += this.#backtick();
       } else {
         let j = i + 1;
-        while (j < s.length && !endsWord(s, j) && !SPECIAL.has(s[j]!)) j++;
+        while (j < s.length && !endsWord(s, j) && !SPECIAL.has(s.charAt(j))) j++;
         text += s.slice(i, j);
-        i = j;
+        this.#i = j;
       }
     }
     return text;
-  };
+  }
+
+  /** The inside of `"..."` at `i`, escapes removed and substitutions recorded. */
+  #doubleQuoted(): string {
+    const s = this.#s;
+    let text = "";
+    this.#i++;
+    while (this.#i < s.length && s[this.#i] !== '"') {
+      const i = this.#i;
+      if (s[i] === "\\" && i + 1 < s.length) {
+        text += s[i + 1];
+        this.#i += 2;
+      } else if (s[i] === "$" && s[i + 1] === "(") {
+        text += this.#substitution();
+      } else if (s[i] === "`") {
+        text += this.#backtick();
+      } else {
+        text += s[i];
+        this.#i++;
+      }
+    }
+    this.#i++;
+    return text;
+  }
 
   /** `$(...)` or `$((...))` at `i`: the inside is read as commands (not arithmetic). */
-  const substitution = (): string => {
-    const arithmetic = s[i + 2] === "(";
-    const close = matching(s, i + 1);
-    const body = s.slice(i + 2, close);
-    if (!arithmetic) inner.push(body);
-    i = close + 1;
+  #substitution(): string {
+    const s = this.#s;
+    const arithmetic = s[this.#i + 2] === "(";
+    const close = matching(s, this.#i + 1);
+    const body = s.slice(this.#i + 2, close);
+    if (!arithmetic) this.inner.push(body);
+    this.#i = close + 1;
     return "$(" + body + ")";
-  };
-  const backtick = (): string => {
-    let j = i + 1;
-    while (j < s.length && s[j] !== "`") j += s[j] === "\\" ? 2 : 1;
-    inner.push(s.slice(i + 1, j));
-    const text = s.slice(i, j + 1);
-    i = j + 1;
-    return text;
-  };
-
-  while (i < s.length) {
-    const c = s[i]!;
-    if (isBlank(c)) {
-      i++;
-    } else if (c === "\n") {
-      end();
-      i++;
-      for (const h of pending.splice(0)) i = skipHeredoc(s, i, h.delim, h.tabs);
-    } else if (c === "#" && (i === 0 || endsWord(s, i - 1))) {
-      const nl = s.indexOf("\n", i);
-      i = nl < 0 ? s.length : nl;
-    } else if ((c === "<" || c === ">") && s[i + 1] === "(") {
-      const close = matching(s, i + 1);
-      inner.push(s.slice(i + 2, close));
-      seg.words.push(s.slice(i, close + 1));
-      i = close + 1;
-    } else if (
-      c === "<" || c === ">" || (c === "&" && s[i + 1] === ">") || (isDigit(c) && redirectAhead(s, i))
-    ) {
-      REDIRECT.lastIndex = i;
-      const op = REDIRECT.exec(s)![0];
-      i += op.length;
-      while (i < s.length && isBlank(s[i]!)) i++;
-      const target = word();
-      const bare = op.replace(/^\d+/, "");
-      if (bare === "<<" || bare === "<<-") pending.push({ delim: target, tabs: bare === "<<-" });
-      seg.redirects.push({ op, target });
-    } else if (c === ";" || c === "&" || c === "|" || c === "(" || c === ")") {
-      end();
-      i++;
-    } else {
-      const start = i;
-      const w = word();
-      if (i === start) i++; // a character no rule reads (other white space): skip it
-      else if ((w === "{" || w === "}") && seg.words.length === 0) end();
-      else seg.words.push(w);
-    }
   }
-  end();
-  for (const body of inner) out.push(...shellSegments(body));
-  return out;
+
+  #backtick(): string {
+    const s = this.#s;
+    let j = this.#i + 1;
+    while (j < s.length && s[j] !== "`") j += s[j] === "\\" ? 2 : 1;
+    this.inner.push(s.slice(this.#i + 1, j));
+    const text = s.slice(this.#i, j + 1);
+    this.#i = j + 1;
+    return text;
+  }
 }
 
 const REDIRECT = /\d*(?:<<<|<<-|<<|<>|<&|>>|>&|>\||<|>)|&>>|&>/y;
