@@ -36,14 +36,16 @@
  *
  * @module
  */
-import { type Segment, shellSegments } from "./_shell.ts";
+import {
+  ACTION_TYPES,
+  type ActionType,
+  BUILD_SCRIPT,
+  classifyText,
+  type ReferenceState,
+} from "./_command_labels.ts";
 import type { Trajectory } from "./types.ts";
 
-/** The labels, in precedence order (the primary label is the first present). */
-export const ACTION_TYPES = ["write", "execute", "probe", "read", "other"] as const;
-
-/** One label. */
-export type ActionType = typeof ACTION_TYPES[number];
+export { ACTION_TYPES, type ActionType, BUILD_SCRIPT, type ReferenceState };
 
 /** The labels of a command or a turn, in precedence order, and the first of them. */
 export interface ActionLabels {
@@ -67,14 +69,6 @@ export interface ClassifyOptions {
    */
   reference?: readonly string[];
 }
-
-/** Whether the reference program has been replaced by a build (changes as a trajectory goes on). */
-export interface ReferenceState {
-  replaced: boolean;
-}
-
-/** The build script whose successful run replaces the reference (ProgramBench's convention). */
-export const BUILD_SCRIPT = "compile.sh";
 
 /**
  * The examples that define the rules: `[command, primary, all labels]`, checked by the test suite.
@@ -130,67 +124,6 @@ export const ACTION_TYPE_EXAMPLES: readonly [string, ActionType, ActionType[], "
   ['echo "$(./executable --version)"', "probe", ["probe", "other"]],
 ];
 
-const READERS = new Set(
-  ("cat head tail less more sed awk gawk mawk grep egrep fgrep rg ag ack find ls ll tree wc file stat du df " +
-    "pwd which whereis type man info help diff cmp comm sort uniq cut tr nl od xxd hexdump strings objdump " +
-    "readelf nm ldd jq yq column basename dirname realpath readlink md5sum sha1sum sha256sum cksum locate " +
-    "zcat bat view printenv uname id whoami date ps free nproc lscpu history tac rev fold fmt expand paste " +
-    "join look hd test [ [[").split(" "),
-);
-const WRITERS = new Set(
-  "cp mv mkdir touch rm rmdir ln chmod chown truncate install unzip patch ed shred".split(" "),
-);
-const BUILDERS = new Set(
-  ("gcc g++ cc c++ clang clang++ rustc cargo go make gmake cmake ninja meson javac java kotlinc scalac ghc " +
-    "stack cabal dotnet mvn gradle ant tsc node deno bun ruby php lua luajit rscript julia swift swiftc zig nim " +
-    "ocaml ocamlfind dune elixir mix erl erlc escript gfortran nasm as ld ar ccache pytest py.test tox nox jest " +
-    "mocha vitest ctest bats tclsh guile racket sbcl clisp dart crystal v odin gnatmake fpc").split(" "),
-);
-const INTERPRETERS = /^(python\d*(\.\d+)?|pypy\d*|perl|bash|sh|zsh|dash|ksh)$/;
-const SETUP = new Set(
-  ("cd pushd popd export set unset source . alias unalias ulimit umask true false : sleep wait kill pkill " +
-    "killall exit echo printf clear reset trap shopt hash read let declare local eval return break continue " +
-    "jobs fg bg disown").split(" "),
-);
-const INSTALLERS = new Set(
-  "apt apt-get aptitude dpkg yum dnf apk brew conda mamba pip pip3 pipx gem".split(" "),
-);
-const KEYWORDS = new Set(
-  "if then else elif fi do done while until for case esac in ! function select".split(" "),
-);
-const DEV_TARGETS = /^(\/dev\/(null|stdout|stderr|tty|fd\/\d+)|-|\d+)$/;
-/** Wrappers that run the program named after their own options, with the options that take a value. */
-const WRAPPERS: Record<string, Set<string>> = {
-  sudo: new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"]),
-  env: new Set(["-u", "-C", "-S"]),
-  time: new Set(["-f", "-o"]),
-  timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
-  nice: new Set(["-n"]),
-  nohup: new Set(),
-  command: new Set(),
-  exec: new Set(["-a"]),
-  builtin: new Set(),
-  stdbuf: new Set(["-i", "-o", "-e"]),
-  setsid: new Set(),
-  unbuffer: new Set(),
-  xargs: new Set(["-n", "-I", "-P", "-d", "-L", "-s", "-E", "-a", "-i"]),
-  strace: new Set(["-o", "-e", "-p", "-s", "-E", "-u", "-P", "-a"]),
-  ltrace: new Set(["-o", "-e", "-p", "-s", "-n", "-u"]),
-  valgrind: new Set(),
-  gdb: new Set(["-ex", "-x", "-p", "-cd", "-d", "-s", "-e", "-c"]),
-  perf: new Set(["-o", "-e", "-p"]),
-  "/usr/bin/time": new Set(["-f", "-o"]),
-};
-const GIT_READ = new Set(
-  ("status log diff show blame grep ls-files ls-tree rev-parse describe shortlog reflog cat-file rev-list " +
-    "whatchanged name-rev count-objects help version").split(" "),
-);
-const GIT_WRITE = new Set(
-  "apply am checkout restore reset stash clean rm mv merge rebase cherry-pick revert pull switch".split(" "),
-);
-
-const base = (word: string) => word.slice(word.lastIndexOf("/") + 1);
-
 /**
  * Classify one command (a tool call's `command`, or a text-mode action).
  *
@@ -222,144 +155,9 @@ export function classifyCommand(
   return labels(found);
 }
 
-type IsReference = (word: string) => boolean;
-
-function classifyText(command: string, state: ReferenceState, isReference: IsReference): Set<ActionType> {
-  const found = new Set<ActionType>();
-  for (const segment of shellSegments(command)) {
-    for (const label of classifySegment(segment, state, isReference)) found.add(label);
-  }
-  return found;
-}
-
 function labels(found: Set<ActionType>): ActionLabels {
   const types = ACTION_TYPES.filter((t) => found.has(t));
   return { types, primary: types[0] };
-}
-
-function classifySegment(seg: Segment, state: ReferenceState, isReference: IsReference): ActionType[] {
-  const out: ActionType[] = [];
-  for (const r of seg.redirects) {
-    if (/>/.test(r.op) && !r.op.endsWith("&") && !DEV_TARGETS.test(r.target)) {
-      out.push("write");
-      if (isReference(r.target)) state.replaced = true;
-    }
-  }
-  let words = seg.words;
-  while (words.length && (KEYWORDS.has(words[0]!) || /^\w+=/.test(words[0]!))) {
-    if (words[0] === "for" || words[0] === "select" || words[0] === "case") return out;
-    words = words.slice(1);
-  }
-  // Wrappers (`timeout 5`, `env -i`, `xargs -n1`, `strace -f`, ...) run the program after them.
-  while (words.length && WRAPPERS[words[0]!]) {
-    const takesValue = WRAPPERS[words[0]!]!;
-    const wrapper = words[0]!;
-    let k = 1;
-    while (k < words.length && (words[k]!.startsWith("-") || /^\w+=/.test(words[k]!))) {
-      if (words[k] === "--args" || words[k] === "--") {
-        k++;
-        break;
-      }
-      k += takesValue.has(words[k]!) ? 2 : 1;
-    }
-    if (wrapper === "timeout" && k < words.length) k++; // the duration
-    if (k >= words.length) return out.length ? out : ["other"];
-    words = words.slice(k);
-  }
-  if (words.length === 0) return out;
-  const [cmd0, ...args] = words;
-  const cmd = cmd0!;
-  const name = base(cmd).toLowerCase();
-  const operands = args.filter((a) => !a.startsWith("-"));
-  const flag = (re: RegExp) => args.some((a) => re.test(a));
-
-  if (isReference(cmd)) {
-    out.push(state.replaced ? "execute" : "probe");
-    return out;
-  }
-  if (name === BUILD_SCRIPT || (INTERPRETERS.test(name) && base(operands[0] ?? "") === BUILD_SCRIPT)) {
-    state.replaced = true;
-    out.push("execute");
-    return out;
-  }
-  // A program that writes its output to the reference (`gcc -o executable`, `go build -o executable`).
-  const o = args.findIndex((a) => a === "-o" || a === "--output");
-  if (
-    (o >= 0 && isReference(args[o + 1] ?? "")) || args.some((a) => /^-o./.test(a) && isReference(a.slice(2)))
-  ) {
-    state.replaced = true;
-  }
-  if (name === "git") return [...out, gitLabel(args)];
-  if (name === "sed" || name === "perl") {
-    if (flag(/^-[a-zA-Z]*i/) || flag(/^--in-place/)) return [...out, "write"];
-    return [...out, name === "sed" ? "read" : "execute"];
-  }
-  if (name === "awk" || name === "gawk") return [...out, args.includes("inplace") ? "write" : "read"];
-  if (name === "tee") return [...out, operands.some((a) => !DEV_TARGETS.test(a)) ? "write" : "other"];
-  if (name === "dd") return [...out, args.some((a) => a.startsWith("of=")) ? "write" : "read"];
-  if (name === "tar") return [...out, /^-?[a-zA-Z]*[xc]/.test(args[0] ?? "") ? "write" : "read"];
-  if (name === "find") {
-    if (args.includes("-delete")) out.push("write");
-    const exec = args.findIndex((a) => a === "-exec" || a === "-execdir");
-    if (exec >= 0) {
-      const end = args.findIndex((a, k) => k > exec && (a === ";" || a === "+"));
-      const sub = args.slice(exec + 1, end < 0 ? undefined : end).filter((a) => a !== "{}");
-      out.push(...classifySegment({ words: sub, redirects: [] }, state, isReference));
-    }
-    return [...out, "read"];
-  }
-  if (WRITERS.has(name)) {
-    if (
-      (name === "cp" || name === "mv" || name === "install" || name === "ln") &&
-      isReference(operands.at(-1) ?? "")
-    ) {
-      state.replaced = true;
-    }
-    return [...out, "write"];
-  }
-  if (INSTALLERS.has(name)) return [...out, "other"];
-  if (INTERPRETERS.test(name)) {
-    const c = args.indexOf("-c");
-    if (/^(bash|sh|zsh|dash|ksh)$/.test(name) && c >= 0 && args[c + 1] !== undefined) {
-      return [...out, ...classifyText(args[c + 1]!, state, isReference)];
-    }
-    const m = args.indexOf("-m");
-    if (m >= 0 && /^(pip|ensurepip|venv|virtualenv)$/.test(args[m + 1] ?? "")) return [...out, "other"];
-    return [...out, "execute"];
-  }
-  if (/^(npm|yarn|pnpm)$/.test(name)) {
-    return [
-      ...out,
-      /^(install|i|ci|add|remove|uninstall|update|init)$/.test(operands[0] ?? "") ? "other" : "execute",
-    ];
-  }
-  if (
-    (name === "cargo" || name === "go") && /^(install|get|fetch|mod|env|version)$/.test(operands[0] ?? "")
-  ) {
-    return [...out, "other"];
-  }
-  if (BUILDERS.has(name)) return [...out, "execute"];
-  // Text from a heredoc or the command line, passed on or written to a file: only the write counts.
-  const heredoc = seg.redirects.some((r) => r.op.includes("<<"));
-  const passesText = (name === "echo" || name === "printf") ||
-    (heredoc && operands.length === 0 && /^(cat|tee|head|tail|sort|uniq|cut|tr|nl)$/.test(name));
-  if (passesText) return out.length ? out : ["other"];
-  if (READERS.has(name)) return [...out, "read"];
-  if (SETUP.has(name)) return [...out, "other"];
-  return [...out, cmd.includes("/") ? "execute" : "other"];
-}
-
-function gitLabel(args: string[]): ActionType {
-  let k = 0;
-  while (k < args.length && args[k]!.startsWith("-")) {
-    k += /^(-C|-c|--git-dir|--work-tree)$/.test(args[k]!) ? 2 : 1;
-  }
-  const sub = args[k] ?? "";
-  if (GIT_READ.has(sub)) return "read";
-  if (sub === "stash" && args[k + 1] === "list") return "read";
-  if ((sub === "branch" || sub === "tag" || sub === "remote") && args.length === k + 1) return "read";
-  if (GIT_WRITE.has(sub)) return "write";
-  return "other";
 }
 
 /**

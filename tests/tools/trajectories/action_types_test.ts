@@ -19,6 +19,12 @@ Deno.test("classifyCommand() takes other reference names, by name or path", () =
   assertEquals(classifyCommand("./executable", undefined, undefined, options).primary, "execute");
 });
 
+Deno.test("classifyCommand() reads a program named like an Object property as a program, not a wrapper", () => {
+  // `constructor` once found Object's own function in the wrapper table, and its options crashed the reader.
+  assertEquals(classifyCommand("constructor -v x"), { types: ["other"], primary: "other" });
+  assertEquals(classifyCommand("toString --help && cat f"), { types: ["read", "other"], primary: "read" });
+});
+
 Deno.test("classifySteps() carries the reference-binary rule across steps, only past a successful build", () => {
   const turn = (id: string, command: string, returncode: number) => [
     {
