@@ -70,94 +70,19 @@ const LEGACY_ACTION = /```(?:bash|mswea_bash_command)\s*\n(.*?)\n```/gs;
  */
 export function parseTrajectory(data: unknown, options: ParseOptions = {}): Trajectory {
   const path = options.path ?? "";
-  const where = path || "trajectory";
-  let messages: unknown;
-  let info: Rec = {};
-  let top: Rec = {};
-  let format: TrajectoryFormat;
-  if (Array.isArray(data)) {
-    messages = data;
-    format = "list";
-  } else if (isRec(data) && Array.isArray(data.messages)) {
-    const { messages: m, info: i, trajectory_format, ...rest } = data;
-    messages = m;
-    info = rec(i);
-    top = rest;
-    format = trajectory_format === "mini-swe-agent-1" ||
-        (trajectory_format === undefined && !(m as unknown[]).some((x) => isRec(x) && isRec(x.extra)))
-      ? "mini-swe-agent-1"
-      : "mini-swe-agent-1.1";
-  } else {
-    throw new SyntaxError(`Cannot read ${where}: not a trajectory (expected a messages list)`);
-  }
-  const list = messages as unknown[];
-  const bad = list.findIndex((m) => !isRec(m));
-  if (bad >= 0) throw new SyntaxError(`Cannot read ${where}: message ${bad + 1} is not an object`);
-  const msgs = list as StoredMessage[];
+  const { messages: msgs, info, top, format } = shapeOf(data, path || "trajectory");
   const config = configOf(rec(info.config));
   // A bare list is upstream's legacy file, or v1.1 messages dumped alone: their steps carry actions.
   const v2 = format === "mini-swe-agent-1.1" ||
     (format === "list" && msgs.some((m) => Array.isArray(rec(m.extra).actions)));
-  const actionFormat = msgs.some((m) =>
-      roleOf(m) === "tool" || observationCallId(m) !== undefined ||
-      (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) ||
-      (Array.isArray(m.output) && m.output.some((o) => isRec(o) && o.type === "function_call"))
-    )
-    ? "toolcall"
-    : "text";
-  const legacyRegex = v2 ? LEGACY_ACTION : legacyActionRegex(config);
-
   const exit = exitOf(msgs, info, v2);
-  const steps: Step[] = [];
-  const starts: number[] = [];
-  for (let i = 0; i < msgs.length; i++) if (i !== exit.messageIndex && isStepStart(msgs[i]!)) starts.push(i);
-  let prevEnd: number | undefined;
-  let firstTs: number | undefined, lastTs: number | undefined;
-  const seen = (t: number | undefined) => {
-    if (t === undefined) return;
-    if (firstTs === undefined || t < firstTs) firstTs = t;
-    if (lastTs === undefined || t > lastTs) lastTs = t;
-  };
-  let system = "", instance = "";
-  const prologueEnd = starts[0] ?? (exit.messageIndex ?? msgs.length);
-  for (let i = 0; i < prologueEnd; i++) {
-    const m = msgs[i]!;
-    seen(timestampOf(m));
-    if (roleOf(m) === "system" && !system) system = contentText(m.content);
-    else if (roleOf(m) === "user" && !instance) instance = contentText(m.content);
-  }
-  if (!v2) prevEnd = lastTs;
-  for (let k = 0; k < starts.length; k++) {
-    const start = starts[k]!;
-    const end = Math.min(starts[k + 1] ?? msgs.length, exit.messageIndex ?? msgs.length);
-    const step = v2
-      ? stepV2(msgs, start, end, steps.length + 1)
-      : stepLegacy(msgs, start, end, steps.length + 1, legacyRegex);
-    if (step.timestamp !== undefined && prevEnd !== undefined) step.modelSeconds = step.timestamp - prevEnd;
-    let lastObservation: number | undefined;
-    for (const a of step.actions) {
-      const t = a.observation?.timestamp;
-      if (t !== undefined && (lastObservation === undefined || t > lastObservation)) lastObservation = t;
-    }
-    const stepEnd = lastObservation ?? step.timestamp;
-    if (step.timestamp !== undefined && lastObservation !== undefined) {
-      step.commandSeconds = lastObservation - step.timestamp;
-    }
-    if (stepEnd !== undefined) prevEnd = stepEnd;
-    steps.push(step);
-  }
-  for (let i = prologueEnd; i < msgs.length; i++) seen(timestampOf(msgs[i]!));
-
+  const { steps, system, instance, firstTs, lastTs } = readSteps(msgs, exit, v2 ? undefined : config);
   const stats = rec(info.model_stats);
   const firstModel = steps.find((s) => s.model)?.model;
   return {
     path,
     format,
-    producer: typeof info.claudius_version === "string"
-      ? "claudius"
-      : typeof info.mini_version === "string" || String(config.agentType ?? "").startsWith("minisweagent.")
-      ? "mini-swe-agent"
-      : "unknown",
+    producer: producerOf(info, config),
     repaired: options.repaired ?? false,
     instanceId: str(top.instance_id) ?? fileStem(path),
     messages: msgs,
@@ -165,7 +90,7 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
     instance,
     steps,
     exit,
-    actionFormat,
+    actionFormat: actionFormatOf(msgs),
     config,
     modelName: str(config.model.model_name) ?? firstModel ?? "",
     reportedCost: count(stats.instance_cost),
@@ -176,6 +101,111 @@ export function parseTrajectory(data: unknown, options: ParseOptions = {}): Traj
     info,
     top,
   };
+}
+
+/** The file's layout, its messages (each an object), its `info` and its other top-level fields. */
+function shapeOf(
+  data: unknown,
+  where: string,
+): { messages: StoredMessage[]; info: Rec; top: Rec; format: TrajectoryFormat } {
+  if (Array.isArray(data)) return { messages: messageList(data, where), info: {}, top: {}, format: "list" };
+  if (!isRec(data) || !Array.isArray(data.messages)) {
+    throw new SyntaxError(`Cannot read ${where}: not a trajectory (expected a messages list)`);
+  }
+  const { messages: _, info, trajectory_format, ...top } = data;
+  const messages = messageList(data.messages, where);
+  const format = trajectory_format === "mini-swe-agent-1" ||
+      (trajectory_format === undefined && !messages.some((x) => isRec(x.extra)))
+    ? "mini-swe-agent-1"
+    : "mini-swe-agent-1.1";
+  return { messages, info: rec(info), top, format };
+}
+
+/** The list, when every entry is an object. @throws {SyntaxError} naming the first that is not */
+function messageList(list: unknown[], where: string): StoredMessage[] {
+  if (list.every(isRec)) return list;
+  const bad = list.findIndex((m) => !isRec(m));
+  throw new SyntaxError(`Cannot read ${where}: message ${bad + 1} is not an object`);
+}
+
+/** "toolcall" when any message is a tool call or its result, else "text". */
+function actionFormatOf(msgs: StoredMessage[]): "toolcall" | "text" {
+  return msgs.some((m) =>
+      roleOf(m) === "tool" || observationCallId(m) !== undefined ||
+      (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) ||
+      (Array.isArray(m.output) && m.output.some((o) => isRec(o) && o.type === "function_call"))
+    )
+    ? "toolcall"
+    : "text";
+}
+
+function producerOf(info: Rec, config: TrajectoryConfig): Trajectory["producer"] {
+  if (typeof info.claudius_version === "string") return "claudius";
+  const upstream = typeof info.mini_version === "string" ||
+    String(config.agentType ?? "").startsWith("minisweagent.");
+  return upstream ? "mini-swe-agent" : "unknown";
+}
+
+/** What {@link readSteps} finds. */
+interface StepsRead {
+  steps: Step[];
+  system: string;
+  instance: string;
+  firstTs: number | undefined;
+  lastTs: number | undefined;
+}
+
+/**
+ * The steps between the prologue (system prompt, task) and the exit message, with the prologue's
+ * texts and the first and last timestamps seen.
+ * @param legacy the config of a v1 or legacy file (its action regex), undefined for v1.1
+ */
+function readSteps(msgs: StoredMessage[], exit: ExitInfo, legacy: TrajectoryConfig | undefined): StepsRead {
+  const legacyRegex = legacy ? legacyActionRegex(legacy) : LEGACY_ACTION;
+  const exitAt = exit.messageIndex ?? msgs.length;
+  const starts: { at: number; reply: StoredMessage }[] = [];
+  for (const [at, m] of msgs.entries()) {
+    if (at !== exit.messageIndex && isStepStart(m)) starts.push({ at, reply: m });
+  }
+  let firstTs: number | undefined, lastTs: number | undefined;
+  const seen = (t: number | undefined) => {
+    if (t === undefined) return;
+    if (firstTs === undefined || t < firstTs) firstTs = t;
+    if (lastTs === undefined || t > lastTs) lastTs = t;
+  };
+  let system = "", instance = "";
+  const prologueEnd = starts[0]?.at ?? exitAt;
+  for (const m of msgs.slice(0, prologueEnd)) {
+    seen(timestampOf(m));
+    if (roleOf(m) === "system" && !system) system = contentText(m.content);
+    else if (roleOf(m) === "user" && !instance) instance = contentText(m.content);
+  }
+  let prevEnd = legacy ? lastTs : undefined;
+  const steps = starts.map(({ at, reply }, k) => {
+    const span = { number: k + 1, start: at, end: Math.min(starts[k + 1]?.at ?? msgs.length, exitAt) };
+    const step = legacy ? stepLegacy(msgs, reply, span, legacyRegex) : stepV2(msgs, reply, span);
+    prevEnd = timeStep(step, prevEnd);
+    return step;
+  });
+  for (const m of msgs.slice(prologueEnd)) seen(timestampOf(m));
+  return { steps, system, instance, firstTs, lastTs };
+}
+
+/**
+ * Set the step's model time (since the previous step ended) and command time (to its last
+ * observation). @returns when the step ended, else `prevEnd`
+ */
+function timeStep(step: Step, prevEnd: number | undefined): number | undefined {
+  if (step.timestamp !== undefined && prevEnd !== undefined) step.modelSeconds = step.timestamp - prevEnd;
+  let lastObservation: number | undefined;
+  for (const a of step.actions) {
+    const t = a.observation?.timestamp;
+    if (t !== undefined && (lastObservation === undefined || t > lastObservation)) lastObservation = t;
+  }
+  if (step.timestamp !== undefined && lastObservation !== undefined) {
+    step.commandSeconds = lastObservation - step.timestamp;
+  }
+  return lastObservation ?? step.timestamp ?? prevEnd;
 }
 
 function isStepStart(m: StoredMessage): boolean {
@@ -217,7 +247,7 @@ function exitOf(msgs: StoredMessage[], info: Rec, v2: boolean): ExitInfo {
   if (index < 0 && !v2 && status && roleOf(msgs.at(-1) ?? {}) === "user" && msgs.length > 2) {
     index = msgs.length - 1;
   }
-  const m = index >= 0 ? msgs[index]! : undefined;
+  const m = index >= 0 ? msgs[index] : undefined;
   const extra = rec(m?.extra);
   return {
     status: str(extra.exit_status) ?? status,
@@ -254,9 +284,16 @@ function emptyStep(number: number, start: number, end: number, reply: StoredMess
   };
 }
 
+/** Where a step is: its number, and its messages `[start, end)` (the first is its reply). */
+interface StepSpan {
+  number: number;
+  start: number;
+  end: number;
+}
+
 /** A step of a `mini-swe-agent-1.1` file (extra.actions, observations linked by call id or order). */
-function stepV2(msgs: StoredMessage[], start: number, end: number, number: number): Step {
-  const first = msgs[start]!;
+function stepV2(msgs: StoredMessage[], first: StoredMessage, span: StepSpan): Step {
+  const { number, start, end } = span;
   const extra = rec(first.extra);
   if (extra.interrupt_type === "FormatError") {
     const response = rec(extra.response);
@@ -284,8 +321,8 @@ function stepV2(msgs: StoredMessage[], start: number, end: number, number: numbe
   const step = emptyStep(number, start, end, first);
   const actions = Array.isArray(extra.actions) ? extra.actions.filter(isRec) : [];
   const observations: Observation[] = [];
-  for (let i = start + 1; i < end; i++) {
-    const m = msgs[i]!;
+  for (const [k, m] of msgs.slice(start + 1, end).entries()) {
+    const i = start + 1 + k;
     const mx = rec(m.extra);
     const callId = observationCallId(m);
     if (
@@ -331,17 +368,20 @@ function observationOf(m: StoredMessage, index: number, toolCallId: string | und
  * with none or several was a format error (the next user message says so); else the next user
  * message is the observation.
  */
-function stepLegacy(msgs: StoredMessage[], start: number, end: number, number: number, re: RegExp): Step {
-  const reply = msgs[start]!;
+function stepLegacy(msgs: StoredMessage[], reply: StoredMessage, span: StepSpan, re: RegExp): Step {
+  const { number, start, end } = span;
   const step = emptyStep(number, start, end, reply);
   re.lastIndex = 0;
   const found = [...step.text.matchAll(re)].map((m) => (m[1] ?? m[0]).trim());
-  const next = start + 1 < end ? msgs[start + 1]! : undefined;
+  const next = start + 1 < end ? msgs[start + 1] : undefined;
   const nextText = next && roleOf(next) === "user" ? contentText(next.content) : undefined;
-  if (found.length !== 1) return { ...step, kind: "format_error", formatError: nextText };
+  const [command] = found;
+  if (found.length !== 1 || command === undefined) {
+    return { ...step, kind: "format_error", formatError: nextText };
+  }
   const code = nextText === undefined ? undefined : /<returncode>(-?\d+)<\/returncode>/.exec(nextText)?.[1];
   const timedOut = nextText !== undefined && code === undefined && /timed out/i.test(nextText);
-  const observation: Observation | undefined = nextText === undefined ? undefined : {
+  const observation: Observation | undefined = next === undefined || nextText === undefined ? undefined : {
     messageIndex: start + 1,
     toolCallId: undefined,
     content: nextText,
@@ -351,9 +391,9 @@ function stepLegacy(msgs: StoredMessage[], start: number, end: number, number: n
     exceptionType: undefined,
     timedOut,
     executed: true,
-    timestamp: timestampOf(next!),
+    timestamp: timestampOf(next),
   };
-  step.actions = [{ index: 0, command: found[0]!, toolCallId: undefined, observation }];
+  step.actions = [{ index: 0, command, toolCallId: undefined, observation }];
   return step;
 }
 

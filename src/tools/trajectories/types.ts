@@ -17,11 +17,7 @@ import type { ToolCall } from "../../core/types.ts";
  * (any provider's fields; Responses API items have no `role`), v1's hand-formatted ones. Read its
  * parts through the library (`Step`, `Observation`) rather than by shape.
  */
-export type StoredMessage = Record<string, unknown> & {
-  role?: string;
-  content?: unknown;
-  extra?: Record<string, unknown>;
-};
+export type StoredMessage = Record<string, unknown>;
 
 /** The file layouts read. */
 export type TrajectoryFormat =
