@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { DefaultAgent } from "../../core/agent.ts";
+import { DefaultAgent, type RunResult } from "../../core/agent.ts";
 import { TrajectoryWriter } from "../../core/trajectory.ts";
 import { trajectoryInfo } from "../../core/trajectory_info.ts";
 import { OUTPUT_SECRET_MIN_LENGTH } from "../../core/redact.ts";
@@ -53,9 +53,9 @@ const stemOf = (path: string) => path.replace(/(\.traj)?\.json$/, "");
 const baseName = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
 /** The `subagents` switch. */
-export function subagents({ config, deps, create }: MechanismContext): Mechanism {
-  const c = config.subagents;
-  const depth = deps.depth ?? 0;
+export function subagents(ctx: MechanismContext): Mechanism {
+  const c = ctx.config.subagents;
+  const depth = ctx.deps.depth ?? 0;
   const command = new RegExp(
     `^\\s*${c.command.replaceAll(".", "\\.")}\\s+(?:--task-file(?:\\s+|=))?('[^']*'|"[^"]*"|[^\\s'"]+)\\s*$`,
   );
@@ -75,9 +75,8 @@ export function subagents({ config, deps, create }: MechanismContext): Mechanism
       return Promise.resolve({ subagents_instructions: text });
     },
     async execute(action, loop) {
-      const m = command.exec(action.command);
-      if (!m) return undefined;
-      const taskFile = m[1]!.replace(/^(['"])(.*)\1$/, "$2");
+      const taskFile = command.exec(action.command)?.[1]?.replace(/^(['"])(.*)\1$/, "$2");
+      if (taskFile === undefined) return undefined;
       if (depth + 1 > c.max_depth) {
         return failed(`sub-agents cannot start sub-agents here (max_depth ${c.max_depth})`);
       }
@@ -91,76 +90,103 @@ export function subagents({ config, deps, create }: MechanismContext): Mechanism
       if (!read.output.trim()) return failed(`${taskFile} is empty`);
 
       const n = children.length + 1;
-      const path = `${stemOf(deps.outputPath)}.sub${n}.traj.json`;
+      const path = `${stemOf(ctx.deps.outputPath)}.sub${n}.traj.json`;
       const before = await snapshot(loop);
-      const writer = new TrajectoryWriter(path);
-      const outputSecrets = deps.secrets?.filter((v) => v.length >= OUTPUT_SECRET_MIN_LENGTH);
-      const redactor = new SecretRedactor(outputSecrets ?? []); // saved as the parent's are
-      const shown = redactor.view<Message>();
-      const hooks = create(config, {
-        outputPath: path,
-        format: deps.format,
-        depth: depth + 1,
-        parent: { trajectory: baseName(deps.outputPath), depth },
-        ...(deps.secrets ? { secrets: deps.secrets } : {}),
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        ...(deps.now ? { now: deps.now } : {}),
-        ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
-      });
-      const child = new DefaultAgent(
-        { ...loop.config, ...limits, output_path: path },
-        billedTo(loop),
-        loop.env,
-        {
-          save: (a) => writer.save(shown(a.messages), redactor.value(trajectoryInfo(a, deps.secrets))),
-          ...(outputSecrets ? { secrets: outputSecrets } : {}),
-          ...(deps.signal ? { signal: deps.signal } : {}),
-          ...(deps.now ? { now: deps.now } : {}),
-          ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
-          ...(hooks ? { hooks } : {}),
-        },
-      );
-      const { task: _, ...vars } = loop.runVars;
-      let result;
-      try {
-        result = await child.run(read.output, vars);
-      } finally {
-        writer.close();
-      }
-      const after = before ? await snapshot(loop) : undefined;
-      let patch: string | undefined;
-      if (before && after) {
-        const diff = await loop.execute({ command: diffCommand(before, after) });
-        if (diff.returncode === 0) patch = diff.output;
-      }
+      const child = await runChild(ctx, loop, { path, task: read.output, limits });
+      const patch = before ? await patchSince(loop, before) : undefined;
       const record: ChildRecord = {
         trajectory: baseName(path),
         task_file: taskFile,
-        exit_status: result.exit_status,
+        exit_status: child.result.exit_status,
         instance_cost: child.cost,
         api_calls: child.nCalls,
       };
       if (patch !== undefined) {
         record.patch = `${baseName(stemOf(path))}.patch`;
-        await Deno.writeTextFile(`${stemOf(path)}.patch`, redactor.text(patch));
+        await Deno.writeTextFile(`${stemOf(path)}.patch`, child.redact(patch));
       }
       children.push(record);
-      const output = [
-        `Sub-agent ${n} ended with ${result.exit_status} after ${child.nCalls} model calls ` +
-        `($${child.cost.toFixed(4)}); its trajectory: ${record.trajectory}`,
-        `<submission>\n${result.submission}</submission>`,
-        patch === undefined
-          ? "<patch>\n(none: the working directory is not a git repository, or git is missing)\n</patch>"
-          : `<patch>\n${patch}</patch>`,
-      ].join("\n");
-      return {
-        output: output + "\n",
-        returncode: result.exit_status === "Submitted" ? 0 : 1,
-        exception_info: "",
-        extra: { subagent: record },
-      };
+      return childOutput(n, record, child, patch);
     },
     facts: () => ({ depth, children }),
+  };
+}
+
+/** How a child run ended, what it cost, and how its outputs are redacted (as the parent's are). */
+interface ChildRun {
+  result: RunResult;
+  cost: number;
+  nCalls: number;
+  redact: (text: string) => string;
+}
+
+/** Run a child agent headless on `task` in the parent's environment, saved to `path` as it goes. */
+async function runChild(
+  { config, deps, create }: MechanismContext,
+  loop: Loop,
+  run: { path: string; task: string; limits: Exclude<ReturnType<typeof childLimits>, string> },
+): Promise<ChildRun> {
+  const depth = deps.depth ?? 0;
+  const writer = new TrajectoryWriter(run.path);
+  const outputSecrets = deps.secrets?.filter((v) => v.length >= OUTPUT_SECRET_MIN_LENGTH);
+  const redactor = new SecretRedactor(outputSecrets ?? []); // saved as the parent's are
+  const shown = redactor.view<Message>();
+  const shared = {
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(deps.onMessage ? { onMessage: deps.onMessage } : {}),
+  };
+  const hooks = create(config, {
+    outputPath: run.path,
+    format: deps.format,
+    depth: depth + 1,
+    parent: { trajectory: baseName(deps.outputPath), depth },
+    ...(deps.secrets ? { secrets: deps.secrets } : {}),
+    ...shared,
+  });
+  const child = new DefaultAgent(
+    { ...loop.config, ...run.limits, output_path: run.path },
+    billedTo(loop),
+    loop.env,
+    {
+      save: (a) => writer.save(shown(a.messages), redactor.value(trajectoryInfo(a, deps.secrets))),
+      ...(outputSecrets ? { secrets: outputSecrets } : {}),
+      ...shared,
+      ...(hooks ? { hooks } : {}),
+    },
+  );
+  const { task: _, ...vars } = loop.runVars;
+  try {
+    const result = await child.run(run.task, vars);
+    return { result, cost: child.cost, nCalls: child.nCalls, redact: (text) => redactor.text(text) };
+  } finally {
+    writer.close();
+  }
+}
+
+/** The patch from the tree `before` to the working directory now; undefined when git cannot say. */
+async function patchSince(loop: Loop, before: string): Promise<string | undefined> {
+  const after = await snapshot(loop);
+  if (!after) return undefined;
+  const diff = await loop.execute({ command: diffCommand(before, after) });
+  return diff.returncode === 0 ? diff.output : undefined;
+}
+
+/** What the parent's model sees of a child: its ending, its submission and its patch. */
+function childOutput(n: number, record: ChildRecord, child: ChildRun, patch: string | undefined): ExecOutput {
+  const output = [
+    `Sub-agent ${n} ended with ${child.result.exit_status} after ${child.nCalls} model calls ` +
+    `($${child.cost.toFixed(4)}); its trajectory: ${record.trajectory}`,
+    `<submission>\n${child.result.submission}</submission>`,
+    patch === undefined
+      ? "<patch>\n(none: the working directory is not a git repository, or git is missing)\n</patch>"
+      : `<patch>\n${patch}</patch>`,
+  ].join("\n");
+  return {
+    output: output + "\n",
+    returncode: child.result.exit_status === "Submitted" ? 0 : 1,
+    exception_info: "",
+    extra: { subagent: record },
   };
 }
 
