@@ -5,8 +5,9 @@
  * @module
  */
 
-/** A JSON value, as it travels on the wire and into the trajectory. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import type { Json } from "../lib/json.ts";
+
+export type { Json };
 
 /** Template variables: plain data handed to the Jinja2-compatible renderer. */
 export type Vars = Record<string, unknown>;

@@ -15,7 +15,9 @@ import type { ResumeLink } from "../../core/trajectory_info.ts";
 export type { ResumeLink };
 export { ENVIRONMENT_CLASSES };
 import { UsageError } from "../../lib/flags.ts";
-import { readTrajectory } from "../../core/trajectory.ts";
+import { type ReadTrajectory, readTrajectory } from "../../core/trajectory.ts";
+import { errorMessage } from "../../lib/errors.ts";
+import { isJson } from "../../lib/json.ts";
 
 /** The state a resumed run starts from. */
 export interface ResumeState {
@@ -62,59 +64,26 @@ const isObservation = (m: Message) =>
  * @throws {SyntaxError} nothing can be recovered from it
  */
 export async function readPredecessor(path: string): Promise<Predecessor> {
-  let read;
-  try {
-    // A pipe or a device would block the read, or never end it.
-    const stat = await Deno.stat(path);
-    if (!stat.isFile && !stat.isDirectory) {
-      throw new UsageError(`Cannot resume ${path}: it is not a regular file (a pipe, device or socket)`);
-    }
-    read = await readTrajectory(path);
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot resume ${path}: no such file`);
-    if (e instanceof Deno.errors.IsADirectory) {
-      throw new UsageError(`Cannot resume ${path}: it is a directory`);
-    }
-    const why = (e as Error).message.replace(/^Cannot (read|recover) trajectory \S+: /, "");
-    throw new UsageError(`Cannot resume ${path}: ${why} (not a trajectory?)`);
-  }
+  const { data, repaired } = await readFile(path);
   if (await beingWritten(path)) {
     throw new UsageError(
       `Cannot resume ${path}: a running claudius is still writing it or resuming it (its run goes on); ` +
         "let that run end first",
     );
   }
-  const { data, repaired } = read;
   const info: Record<string, unknown> = isTree(data.info) ? data.info : {};
   const v1 = isV1(data, data.messages);
-  const all = v1 ? v1Messages(data.messages) : data.messages;
-  const stray = all.findIndex((m) => !isTree(m) || typeof m.role !== "string");
-  if (stray >= 0) {
-    throw new UsageError(`Cannot resume ${path}: its message ${stray + 1} has no role (not a trajectory?)`);
-  }
-  // v1 ended a run with a user message and kept the status in info.
-  const exitAt = v1 ? v1Exit(all, info) : all.at(-1)?.role === "exit" ? all.length - 1 : -1;
-  const status = exitAt < 0 ? "" : String((v1 ? info.exit_status : all[exitAt]?.extra?.exit_status) ?? "");
-  if (status === "Submitted") {
-    throw new UsageError(`Cannot resume ${path}: it ended with Submitted, there is nothing to continue`);
-  }
-  const messages = exitAt >= 0 ? all.slice(0, exitAt) : all.slice();
-  if (messages.length < 2) {
-    throw new UsageError(
-      `Cannot resume ${path}: it has no task messages (the run never reached the model): run it again instead`,
-    );
-  }
+  const { messages, status } = historyOf(path, v1 ? v1Messages(data.messages) : data.messages, info, v1);
   const { tree, unknownClasses, notes } = recordedConfig(info, v1, path);
-
   const pending = pendingStep(messages);
   const stats = isTree(info.model_stats) ? info.model_stats : {};
   const counted = countCalls(messages);
   const nCalls = typeof stats.api_calls === "number" ? stats.api_calls : counted.calls;
   const cost = typeof stats.instance_cost === "number" ? stats.instance_cost : counted.cost;
-  const top = Object.fromEntries(
-    Object.entries(data).filter(([k]) => !["trajectory_format", "messages", "info"].includes(k)),
-  ) as Record<string, Json>;
+  const top: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (!["trajectory_format", "messages", "info"].includes(k) && isJson(v)) top[k] = v;
+  }
   return {
     ...(tree ? { source: { spec: path, path, data: tree } } : {}),
     unknownClasses,
@@ -137,6 +106,55 @@ export async function readPredecessor(path: string): Promise<Predecessor> {
     },
     top,
   };
+}
+
+/** Read the file, its failures said as why it cannot be resumed. */
+async function readFile(path: string): Promise<ReadTrajectory> {
+  try {
+    // A pipe or a device would block the read, or never end it.
+    const stat = await Deno.stat(path);
+    if (!stat.isFile && !stat.isDirectory) {
+      throw new UsageError(`Cannot resume ${path}: it is not a regular file (a pipe, device or socket)`);
+    }
+    return await readTrajectory(path);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot resume ${path}: no such file`);
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new UsageError(`Cannot resume ${path}: it is a directory`);
+    }
+    const why = errorMessage(e).replace(/^Cannot (read|recover) trajectory \S+: /, "");
+    throw new UsageError(`Cannot resume ${path}: ${why} (not a trajectory?)`);
+  }
+}
+
+/**
+ * The history to go on from (the exit message dropped) and the status it ended with.
+ * @throws {UsageError} a message without a role, a submitted run, a run that never reached the model
+ */
+function historyOf(
+  path: string,
+  all: Message[],
+  info: Record<string, unknown>,
+  v1: boolean,
+): { messages: Message[]; status: string } {
+  const stray = all.findIndex((m) => !isTree(m) || typeof m.role !== "string");
+  if (stray >= 0) {
+    throw new UsageError(`Cannot resume ${path}: its message ${stray + 1} has no role (not a trajectory?)`);
+  }
+  // v1 ended a run with a user message and kept the status in info.
+  const exitAt = v1 ? v1Exit(all, info) : all.at(-1)?.role === "exit" ? all.length - 1 : -1;
+  const status = exitAt < 0 ? "" : String((v1 ? info.exit_status : all[exitAt]?.extra?.exit_status) ?? "");
+  if (status === "Submitted") {
+    throw new UsageError(`Cannot resume ${path}: it ended with Submitted, there is nothing to continue`);
+  }
+  const messages = exitAt >= 0 ? all.slice(0, exitAt) : all.slice();
+  if (messages.length < 2) {
+    throw new UsageError(
+      `Cannot resume ${path}: it has no task messages (the run never reached the model): run it again instead`,
+    );
+  }
+  return { messages, status };
 }
 
 /** A live run holds an exclusive lock on its trajectory until it ends (see TrajectoryWriter.open). */
@@ -202,7 +220,7 @@ function countCalls(messages: Message[]): { calls: number; cost: number } {
     const formatError = m.role === "user" && isTree(m.extra) && m.extra.interrupt_type === "FormatError";
     if (m.role !== "assistant" && !formatError) continue;
     calls++;
-    cost += Number((m.extra as { cost?: unknown } | undefined)?.cost ?? 0) || 0;
+    cost += Number(isTree(m.extra) ? m.extra.cost ?? 0 : 0) || 0;
   }
   return { calls, cost };
 }
@@ -213,7 +231,7 @@ function recordedSpan(messages: Message[]): number {
   let first = Infinity;
   let last = -Infinity;
   for (const m of messages) {
-    const t = Number((m.extra as { timestamp?: unknown } | undefined)?.timestamp);
+    const t = Number(isTree(m.extra) ? m.extra.timestamp : undefined);
     if (!Number.isFinite(t) || t <= 0) continue;
     if (t < first) first = t;
     if (t > last) last = t;
