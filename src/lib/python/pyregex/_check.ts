@@ -44,6 +44,49 @@ const step = (optional: boolean, repeats = false, nullable = false): Step => ({
  */
 export function checkPattern(parsed: Parsed, pattern: string, observeGroups: boolean): void {
   const refused = (msg: string, pos: number) => new PatternError(msg, pattern, pos, true);
+  const { groups, refs } = walkTree(parsed, pattern, refused);
+  const regexI = ignoresCaseThroughout(parsed);
+  for (const ref of refs) checkRef(ref, groupOf(groups, ref.id), regexI, refused);
+  const observed = observeGroups ? [...groups.keys()] : refs.map((r) => r.id);
+  for (const id of observed) {
+    const { path, pos } = groupOf(groups, id);
+    path.forEach((s, i) => {
+      if (s.nullable || (s.repeats && path.slice(i + 1).some((t) => t.optional))) {
+        throw refused(
+          `group ${id} inside a repetition that can skip it or match empty is not supported ` +
+            "(JavaScript records its value differently from Python there)",
+          pos,
+        );
+      }
+    });
+  }
+  if (altWidth(parsed.alt, [])[0] > 0 && charsetPrefixBug(parsed.alt, parsed.flags, parsed.flags)) {
+    throw refused(
+      "a leading (?a:...) or (?u:...) group starting with \\d, \\w or \\s is not supported (CPython's search " +
+        "shortcut reads it with the outer flags, so Python's own results are inconsistent)",
+      0,
+    );
+  }
+}
+
+type Refuse = (msg: string, pos: number) => PatternError;
+
+/** Where a group was seen; the parser refuses a reference to a group that does not exist. */
+function groupOf(groups: ReadonlyMap<number, Seen>, id: number): Seen {
+  const group = groups.get(id);
+  if (!group) throw new Error(`Cannot check the pattern: group ${id} was not seen in its tree`);
+  return group;
+}
+
+/**
+ * Walk the tree: where each group and each backreference sits (the path of ancestors down to it),
+ * refusing a variable-width lookbehind and a repetition that prefers an empty match on the way.
+ */
+function walkTree(
+  parsed: Parsed,
+  pattern: string,
+  refused: Refuse,
+): { groups: Map<number, Seen>; refs: (Seen & { id: number })[] } {
   const widths: ([number, number] | null)[] = [null];
   const groups = new Map<number, Seen>();
   const refs: (Seen & { id: number })[] = [];
@@ -94,45 +137,25 @@ export function checkPattern(parsed: Parsed, pattern: string, observeGroups: boo
     }
   };
   walkAlt(parsed.alt, [], parsed.flags);
+  return { groups, refs };
+}
 
-  const regexI = ignoresCaseThroughout(parsed);
-  for (const ref of refs) {
-    const group = groups.get(ref.id)!;
-    if ((ref.flags & FLAG.IGNORECASE) && ((ref.flags & FLAG.ASCII) || !regexI)) {
-      throw refused(
-        `the case-insensitive backreference to group ${ref.id} is not supported unless the whole pattern ` +
-          "ignores case the Unicode way",
-        ref.pos,
-      );
-    }
-    let common = 0;
-    while (common < group.path.length && group.path[common] === ref.path[common]) common++;
-    if (group.path.slice(common).some((s) => s.optional)) {
-      throw refused(
-        `the backreference to group ${ref.id}, which may not take part in the match, is not supported ` +
-          "(JavaScript would match it as empty where Python fails)",
-        ref.pos,
-      );
-    }
-  }
-  const observed = observeGroups ? [...groups.keys()] : refs.map((r) => r.id);
-  for (const id of observed) {
-    const { path, pos } = groups.get(id)!;
-    path.forEach((s, i) => {
-      if (s.nullable || (s.repeats && path.slice(i + 1).some((t) => t.optional))) {
-        throw refused(
-          `group ${id} inside a repetition that can skip it or match empty is not supported ` +
-            "(JavaScript records its value differently from Python there)",
-          pos,
-        );
-      }
-    });
-  }
-  if (altWidth(parsed.alt, [])[0] > 0 && charsetPrefixBug(parsed.alt, parsed.flags, parsed.flags)) {
+/** Refuse a backreference JavaScript would match differently: case-folded, or to a group that may be unset. */
+function checkRef(ref: Seen & { id: number }, group: Seen, regexI: boolean, refused: Refuse): void {
+  if ((ref.flags & FLAG.IGNORECASE) && ((ref.flags & FLAG.ASCII) || !regexI)) {
     throw refused(
-      "a leading (?a:...) or (?u:...) group starting with \\d, \\w or \\s is not supported (CPython's search " +
-        "shortcut reads it with the outer flags, so Python's own results are inconsistent)",
-      0,
+      `the case-insensitive backreference to group ${ref.id} is not supported unless the whole pattern ` +
+        "ignores case the Unicode way",
+      ref.pos,
+    );
+  }
+  let common = 0;
+  while (common < group.path.length && group.path[common] === ref.path[common]) common++;
+  if (group.path.slice(common).some((s) => s.optional)) {
+    throw refused(
+      `the backreference to group ${ref.id}, which may not take part in the match, is not supported ` +
+        "(JavaScript would match it as empty where Python fails)",
+      ref.pos,
     );
   }
 }

@@ -25,18 +25,19 @@ export class Source {
   #advance(): void {
     let i = this.#index;
     const chars = this.#chars;
-    if (i >= chars.length) {
+    let c = chars[i];
+    if (c === undefined) {
       this.next = null;
       this.#nextLen = 0;
       return;
     }
-    let c = chars[i]!;
     if (c === "\\") {
       i++;
-      if (i >= chars.length) {
+      const escaped = chars[i];
+      if (escaped === undefined) {
         throw new PatternError("bad escape (end of pattern)", this.pattern, chars.length - 1);
       }
-      c += chars[i]!;
+      c += escaped;
     }
     this.#index = i + 1;
     this.next = c;
