@@ -5,49 +5,26 @@
  *
  * @module
  */
-import {
-  errorExitMessage,
-  exitMessage,
-  FormatError,
-  InterruptAgentFlow,
-  LimitsExceeded,
-  Submitted,
-  TimeExceeded,
-} from "./errors.ts";
+import { errorExitMessage, exitMessage, FormatError, InterruptAgentFlow } from "./errors.ts";
+import { LimitsExceeded, TimeExceeded } from "./errors.ts";
 import { type ConfigOf, defineKeys, mergeTrees } from "./config/keys.ts";
 import { pyFloat, renderTemplate } from "../lib/python/template/template.ts";
+import { asError } from "../lib/errors.ts";
 import { redactSecrets } from "./redact.ts";
 import { SecretRedactor } from "./secret_redactor.ts";
-import type {
-  Action,
-  AssistantMessage,
-  Environment,
-  ExecOutput,
-  ExitExtra,
-  Hooks,
-  LoopState,
-  LoopView,
-  Message,
-  Model,
-  Vars,
-} from "./types.ts";
+import { loopView } from "./loop_view.ts";
+import { checkSubmission } from "./submission.ts";
+import type { Action, AssistantMessage, Environment, ExecOutput, ExitExtra, Hooks } from "./types.ts";
+import type { LoopDeps, LoopView, Message, Model, Vars } from "./types.ts";
 
 const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts";
+/** A prompt template key: a Jinja2 string every run needs (the built-in config sets both). */
+const template = (doc: string) => ({ type: "string", template: true, required: PROMPTS_HINT, doc }) as const;
 
 /** The `agent` config keys of the default agent: upstream's `AgentConfig`, one definition each. */
 export const AGENT_KEYS = defineKeys({
-  system_template: {
-    type: "string",
-    template: true,
-    required: PROMPTS_HINT,
-    doc: "Jinja2 template of the system message.",
-  },
-  instance_template: {
-    type: "string",
-    template: true,
-    required: PROMPTS_HINT,
-    doc: "Jinja2 template of the first user message (sees `task`).",
-  },
+  system_template: template("Jinja2 template of the system message."),
+  instance_template: template("Jinja2 template of the first user message (sees `task`)."),
   step_limit: {
     type: "int",
     default: 0,
@@ -79,60 +56,26 @@ export const AGENT_KEYS = defineKeys({
 /** The resolved `agent` section. */
 export type AgentConfig = ConfigOf<typeof AGENT_KEYS>;
 
-/** What the agent needs besides model and environment (all injected; nothing global). */
-export interface AgentDeps {
-  /** Wall clock in milliseconds (default `Date.now`). */
-  now?: () => number;
-  /** Called after every step (and after every reply) with the whole state; persists the trajectory. */
-  save?: (agent: DefaultAgent) => Promise<void>;
-  /** Called with every message as it is appended (verbose display). */
-  onMessage?: (message: Message) => void;
-  /** Aborted on Ctrl-C / SIGTERM; its `reason` (an {@link InterruptAgentFlow}) ends the run. */
-  signal?: AbortSignal;
-  /** Opt-in mechanisms (src/features/mechanisms/); none by default. */
-  hooks?: Hooks<AgentConfig>;
-  /** Called after the limit checks, right before a call is counted; throws to end the run (global limits). */
-  beforeCall?: () => void;
-  /** When the run began, in milliseconds (default: now); a resumed run began in an earlier process. */
-  startedAt?: number;
-  /**
-   * Credential values (the API key) replaced by `[REDACTED]` in command outputs, also reversed or
-   * encoded (see `secret_redactor.ts`): neither sent nor saved.
-   */
-  secrets?: readonly string[];
-  /** Go on from an earlier run's state (`claudius resume`) instead of an empty history. */
-  initial?: LoopState;
-}
+/** What the default agent needs besides model and environment (see {@link LoopDeps}). */
+export type AgentDeps = LoopDeps<DefaultAgent, AgentConfig>;
 
 /** The status and submission a run ended with (the exit message's `extra`). */
 export type RunResult = ExitExtra;
-
-/** The sentinel a command prints (first line of its output, exit code 0) to submit. */
-export const SUBMIT_SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
-
-/** The submission an output makes (first line is the sentinel, exit 0), else undefined. */
-export function submissionOf(output: ExecOutput): string | undefined {
-  const text = output.output.trimStart();
-  const nl = text.indexOf("\n");
-  const first = nl === -1 ? text : text.slice(0, nl + 1);
-  if (output.returncode !== 0 || first.trim() !== SUBMIT_SENTINEL) return undefined;
-  return nl === -1 ? "" : text.slice(nl + 1);
-}
-
-/** Throw {@link Submitted} when an output is a submission. */
-export function checkSubmission(output: ExecOutput): void {
-  const submission = submissionOf(output);
-  if (submission !== undefined) throw new Submitted(exitMessage("Submitted", submission));
-}
 
 /** Upstream's DefaultAgent: the loop, its counters, and the message list that is the trajectory. */
 export class DefaultAgent {
   /** Recorded as `info.config.agent_type`. */
   readonly type: string = "claudius.agent.DefaultAgent";
+  /** The resolved `agent` section. */
   readonly config: AgentConfig;
+  /** The model the loop queries. */
   readonly model: Model;
+  /** The environment the actions run in (started). */
   readonly env: Environment;
+  /** The mechanisms' hooks (`deps.hooks`). */
   readonly hooks: Hooks<AgentConfig> | undefined;
+  /** What the hooks see (see {@link LoopView}). */
+  readonly view: LoopView<AgentConfig>;
   #messages: Message[] = [];
   #cost = 0;
   #nCalls = 0;
@@ -142,15 +85,8 @@ export class DefaultAgent {
   readonly #deps: AgentDeps;
   readonly #start: number;
   readonly #redactor: SecretRedactor;
-  /** What the hooks see (see {@link LoopView}). */
-  readonly view: LoopView<AgentConfig>;
 
-  /**
-   * @param config the resolved `agent` section
-   * @param model the model
-   * @param env the environment (already started)
-   * @param deps clock, persistence, display, abort signal, hooks, a state to go on from
-   */
+  /** An agent with an empty history, or `deps.initial`'s. */
   constructor(config: AgentConfig, model: Model, env: Environment, deps: AgentDeps = {}) {
     this.config = config;
     this.model = model;
@@ -160,7 +96,7 @@ export class DefaultAgent {
     this.#now = deps.now ?? Date.now;
     this.#start = deps.startedAt ?? this.#now();
     this.#redactor = new SecretRedactor(deps.secrets ?? []);
-    this.view = this.#makeView();
+    this.view = loopView(this, () => this.signal());
     if (deps.initial) {
       this.#messages = [...deps.initial.messages];
       this.#nCalls = deps.initial.nCalls;
@@ -182,23 +118,24 @@ export class DefaultAgent {
   get nCalls(): number {
     return this.#nCalls;
   }
+  /** The variables the run was given (`task`, `instance`, ...). */
+  get runVars(): Readonly<Vars> {
+    return this.#runVars;
+  }
 
-  /** Seconds since the agent was created, floored like Python's `int()`. */
+  /** Seconds since the run began, floored like Python's `int()`. */
   elapsedSeconds(): number {
     return Math.floor((this.#now() - this.#start) / 1000);
   }
 
   /** All template variables: config fields, environment (uname), model, counters, run variables. */
   templateVars(extra: Vars = {}): Vars {
+    const counters = { n_model_calls: this.#nCalls, model_cost: pyFloat(this.#cost) };
     return mergeTrees(
       redactSecrets({ ...this.config, cost_limit: pyFloat(this.config.cost_limit) }),
       redactSecrets(this.env.templateVars()),
       redactSecrets(this.model.templateVars()),
-      {
-        n_model_calls: this.#nCalls,
-        model_cost: pyFloat(this.#cost),
-        elapsed_seconds: this.elapsedSeconds(),
-      },
+      { ...counters, elapsed_seconds: this.elapsedSeconds() },
       this.#runVars,
       extra,
     );
@@ -215,8 +152,7 @@ export class DefaultAgent {
 
   /**
    * Run until an exit message. Unexpected errors are recorded as an exit message, saved, then rethrown.
-   * @param task the task text (template variable `task`)
-   * @param vars extra template variables (e.g. `instance`)
+   * @param vars extra template variables besides `task` (e.g. `instance`)
    */
   async run(task: string, vars: Vars = {}): Promise<RunResult> {
     this.#runVars = { ...this.#runVars, task, ...vars };
@@ -265,7 +201,7 @@ export class DefaultAgent {
     } else if (e instanceof InterruptAgentFlow) {
       this.addMessages(...e.messages);
     } else {
-      const err = e instanceof Error ? e : new Error(String(e));
+      const err = asError(e);
       this.addMessages(errorExitMessage(err));
       throw err;
     }
@@ -288,10 +224,7 @@ export class DefaultAgent {
     return message;
   }
 
-  /**
-   * Every model call, the loop's and the mechanisms': the limits, then count, call and bill (a
-   * reply that fails to parse was billed too). See {@link LoopView.call}.
-   */
+  /** Every model call, the loop's and the mechanisms': see {@link LoopView.call}. */
   async call(messages: readonly Message[], kind: "tools" | "prose"): Promise<AssistantMessage> {
     this.checkLimits();
     this.#nCalls++;
@@ -312,15 +245,11 @@ export class DefaultAgent {
     return this.model.ask(messages, this.signal());
   }
 
-  /**
-   * Throw {@link LimitsExceeded} or {@link TimeExceeded} when a limit is reached, then run the
-   * caller's own check (the global limits); before every model call.
-   */
+  /** Before every model call: throw the ending a limit reached asks for, then run `deps.beforeCall`. */
   checkLimits(): void {
     const c = this.config;
-    if (
-      (0 < c.step_limit && c.step_limit <= this.#nCalls) || (0 < c.cost_limit && c.cost_limit <= this.#cost)
-    ) {
+    const steps = 0 < c.step_limit && c.step_limit <= this.#nCalls;
+    if (steps || (0 < c.cost_limit && c.cost_limit <= this.#cost)) {
       throw new LimitsExceeded(exitMessage("LimitsExceeded"));
     }
     if (0 < c.wall_time_limit_seconds && c.wall_time_limit_seconds <= this.elapsedSeconds()) {
@@ -358,33 +287,5 @@ export class DefaultAgent {
     if (this.hooks?.observe) output = await this.hooks.observe(action, output, this.view);
     const shown = this.#redactor.text(output.output);
     return shown === output.output ? output : { ...output, output: shown };
-  }
-
-  #makeView(): LoopView<AgentConfig> {
-    // deno-lint-ignore no-this-alias
-    const agent = this;
-    return Object.freeze({
-      get messages() {
-        return agent.#messages;
-      },
-      get nCalls() {
-        return agent.#nCalls;
-      },
-      get cost() {
-        return agent.#cost;
-      },
-      get runVars() {
-        return agent.#runVars;
-      },
-      config: agent.config,
-      model: agent.model,
-      env: agent.env,
-      vars: () => agent.templateVars(),
-      elapsedSeconds: () => agent.elapsedSeconds(),
-      checkLimits: () => agent.checkLimits(),
-      execute: (action: Action) => agent.env.execute(action, agent.signal()),
-      append: (...messages: Message[]) => void agent.addMessages(...messages),
-      call: (messages: readonly Message[], kind: "tools" | "prose") => agent.call(messages, kind),
-    });
   }
 }

@@ -320,6 +320,32 @@ export interface LoopState {
   formatErrors: number;
 }
 
+/**
+ * What an agent needs besides its model and environment (all injected; nothing global).
+ * @typeParam A the agent, as `save` is given it
+ * @typeParam C its resolved `agent` section, as the hooks see it
+ */
+export interface LoopDeps<A, C> {
+  /** Wall clock in milliseconds (default `Date.now`). */
+  now?: () => number;
+  /** Persists the trajectory: after every step, and after every reply. */
+  save?: (agent: A) => Promise<void>;
+  /** Called with every message as it is appended (verbose display). */
+  onMessage?: (message: Message) => void;
+  /** Aborted on Ctrl-C / SIGTERM; its `reason` (an `InterruptAgentFlow`) ends the run. */
+  signal?: AbortSignal;
+  /** Opt-in mechanisms (src/features/mechanisms/); none by default. */
+  hooks?: Hooks<C>;
+  /** Runs after the limit checks, before a call is counted; throws to end the run (global limits). */
+  beforeCall?: () => void;
+  /** When the run began, in milliseconds (default: now); a resumed run began in an earlier process. */
+  startedAt?: number;
+  /** Credential values replaced by `[REDACTED]` in command outputs (see `secret_redactor.ts`). */
+  secrets?: readonly string[];
+  /** Go on from an earlier run's state (`claudius resume`) instead of an empty history. */
+  initial?: LoopState;
+}
+
 /** What a streamed reply shows while it arrives: each attempt starts, then its text in pieces. */
 export type StreamEvent = { type: "start" } | { type: "text"; text: string };
 

@@ -3,7 +3,8 @@
  * layer, and real bash through the local environment. The clock is injected.
  */
 import { assert, assertEquals, assertRejects } from "../_support/assert.ts";
-import { checkSubmission, DefaultAgent } from "../../src/core/agent.ts";
+import { DefaultAgent } from "../../src/core/agent.ts";
+import { checkSubmission } from "../../src/core/submission.ts";
 import type { AgentConfig } from "../../src/core/agent.ts";
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "../../src/core/models/model.ts";
 import { ScriptedClient } from "../../src/core/models/scripted.ts";

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { type AgentDeps, checkSubmission, DefaultAgent } from "../../core/agent.ts";
+import { type AgentDeps, DefaultAgent } from "../../core/agent.ts";
+import { checkSubmission } from "../../core/submission.ts";
 import type { InteractiveConfig } from "../../core/config/interaction_keys.ts";
 import {
   exitMessage,

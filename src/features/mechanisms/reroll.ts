@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { submissionOf } from "../../core/agent.ts";
+import { submissionOf } from "../../core/submission.ts";
 import { InterruptAgentFlow } from "../../core/errors.ts";
 import type { Mechanism, MechanismContext } from "./mechanism.ts";
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { submissionOf } from "../../core/agent.ts";
+import { submissionOf } from "../../core/submission.ts";
 import { ConfigError } from "../../core/errors.ts";
 import { renderTemplate } from "../../lib/python/template/template.ts";
 import { lastCodePoints } from "../../lib/capture.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { SUBMIT_SENTINEL } from "../../core/agent.ts";
+import { SUBMIT_SENTINEL } from "../../core/submission.ts";
 import type { ModelClients } from "../../core/models/classes.ts";
 import {
   RecordedChatClient,
