@@ -41,9 +41,9 @@ export function parseTrajectoryText(text: string, source: string): { data: unkno
       candidates.push(text.slice(0, lastMember) + "}");
     }
     // The last candidate that parses: whatever follows a tear cannot reach back before it.
-    for (let k = candidates.length - 1; k >= 0; k--) {
+    for (const candidate of candidates.reverse()) {
       try {
-        return { data: JSON.parse(candidates[k]!), repaired: true };
+        return { data: JSON.parse(candidate), repaired: true };
       } catch { /* an earlier boundary */ }
     }
     throw new SyntaxError(`Cannot recover trajectory ${source}: no whole message`, { cause: error });
@@ -74,7 +74,12 @@ const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
  * where the messages array (root key `messages`, or the root list) and each of its elements end.
  */
 function scanTorn(text: string): TornScan {
-  const scan: TornScan = {
+  return new TornScanner(text).run();
+}
+
+/** The walk's state: the open containers, what may come next, and where the messages are. */
+class TornScanner {
+  readonly #scan: TornScan = {
     messageEnds: [],
     memberEnds: [],
     messagesStart: -1,
@@ -82,81 +87,108 @@ function scanTorn(text: string): TornScan {
     rootEnd: -1,
     rootIsArray: false,
   };
-  const stack: boolean[] = []; // true = array
-  let expect = VALUE;
-  let rootKey = "";
-  let messagesDepth = -1;
+  readonly #text: string;
+  readonly #stack: boolean[] = []; // true = array
+  #expect = VALUE;
+  #rootKey = "";
+  #messagesDepth = -1;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** The scan, complete or up to where the text breaks. */
+  run(): TornScan {
+    const text = this.#text;
+    for (let i = 0; i >= 0 && i < text.length;) i = this.#token(i);
+    return this.#scan;
+  }
+
+  /** Read the token at `i`. @returns the index after it, or -1 where the structure breaks or ends */
+  #token(i: number): number {
+    const c = this.#text.charAt(i);
+    if (c === " " || c === "\n" || c === "\r" || c === "\t") return i + 1;
+    if (c === '"') return this.#string(i);
+    if (c === "{" || c === "[") return this.#open(c === "[", i);
+    if (c === "}" || c === "]") return this.#close(c === "]", i);
+    if (c === ",") {
+      if (this.#expect !== COMMA_OR_CLOSE) return -1;
+      this.#expect = this.#stack.at(-1) ? VALUE : KEY;
+      return i + 1;
+    }
+    if (c === ":") {
+      if (this.#expect !== COLON) return -1;
+      this.#expect = VALUE;
+      return i + 1;
+    }
+    SCALAR.lastIndex = i;
+    if (!this.#valueHere() || !SCALAR.test(this.#text)) return -1;
+    if (SCALAR.lastIndex >= this.#text.length) return -1; // a number cut at the end may be short
+    return this.#done(SCALAR.lastIndex, false) ? -1 : SCALAR.lastIndex;
+  }
+
+  #valueHere(): boolean {
+    return this.#expect === VALUE || this.#expect === VALUE_OR_CLOSE;
+  }
+
+  /** A string at `i`: a key (the root's are remembered) or a value. */
+  #string(i: number): number {
+    const text = this.#text;
+    let j = i + 1;
+    while (true) {
+      j = text.indexOf('"', j);
+      if (j < 0) return -1;
+      let slashes = 0;
+      while (text[j - 1 - slashes] === "\\") slashes++;
+      if (slashes % 2 === 0) break;
+      j++;
+    }
+    if (this.#expect === KEY || this.#expect === KEY_OR_CLOSE) {
+      if (this.#stack.length === 1) this.#rootKey = text.slice(i + 1, j);
+      this.#expect = COLON;
+    } else if (!this.#valueHere() || this.#done(j + 1, false)) return -1;
+    return j + 1;
+  }
+
+  /** `{` or `[` at `i`; the messages array is the root list or the root's `messages`. */
+  #open(isArray: boolean, i: number): number {
+    if (!this.#valueHere()) return -1;
+    const depth = this.#stack.length;
+    if (isArray && depth === 0) this.#scan.rootIsArray = true;
+    if (isArray && (depth === 0 || (depth === 1 && this.#rootKey === "messages"))) {
+      if (this.#messagesDepth > 0) return -1; // a second messages array: not a trajectory layout we know
+      this.#messagesDepth = depth + 1;
+      this.#scan.messagesStart = i;
+    }
+    this.#stack.push(isArray);
+    this.#expect = isArray ? VALUE_OR_CLOSE : KEY_OR_CLOSE;
+    return i + 1;
+  }
+
+  /** `}` or `]` at `i`, when it closes what is open. */
+  #close(isArray: boolean, i: number): number {
+    const closable = isArray ? this.#expect === VALUE_OR_CLOSE : this.#expect === KEY_OR_CLOSE;
+    if (this.#stack.at(-1) !== isArray || (this.#expect !== COMMA_OR_CLOSE && !closable)) return -1;
+    if (this.#stack.length === this.#messagesDepth) this.#scan.messagesEnd = i + 1;
+    this.#stack.pop();
+    return this.#done(i + 1, !isArray) ? -1 : i + 1;
+  }
+
   /** A value ended at `end`; true stops the scan (the root ended, or a message that is no object). */
-  const done = (end: number, object: boolean): boolean => {
-    if (stack.length === 0) {
+  #done(end: number, object: boolean): boolean {
+    const scan = this.#scan;
+    const depth = this.#stack.length;
+    if (depth === 0) {
       scan.rootEnd = end;
       return true;
     }
-    if (stack.length === messagesDepth && scan.messagesEnd < 0) {
+    if (depth === this.#messagesDepth && scan.messagesEnd < 0) {
       // A message is an object: anything else there is a torn tail read as a value (e.g. `"info"`).
       if (!object) return true;
       scan.messageEnds.push(end);
     }
-    if (stack.length === 1 && !scan.rootIsArray) scan.memberEnds.push(end);
-    expect = COMMA_OR_CLOSE;
+    if (depth === 1 && !scan.rootIsArray) scan.memberEnds.push(end);
+    this.#expect = COMMA_OR_CLOSE;
     return false;
-  };
-  for (let i = 0; i < text.length;) {
-    const c = text[i]!;
-    if (c === " " || c === "\n" || c === "\r" || c === "\t") {
-      i++;
-    } else if (c === '"') {
-      let j = i + 1;
-      while (true) {
-        j = text.indexOf('"', j);
-        if (j < 0) return scan;
-        let slashes = 0;
-        while (text[j - 1 - slashes] === "\\") slashes++;
-        if (slashes % 2 === 0) break;
-        j++;
-      }
-      if (expect === KEY || expect === KEY_OR_CLOSE) {
-        if (stack.length === 1) rootKey = text.slice(i + 1, j);
-        expect = COLON;
-      } else if (expect === VALUE || expect === VALUE_OR_CLOSE) {
-        if (done(j + 1, false)) return scan;
-      } else return scan;
-      i = j + 1;
-    } else if (c === "{" || c === "[") {
-      if (expect !== VALUE && expect !== VALUE_OR_CLOSE) return scan;
-      const isArray = c === "[";
-      if (isArray && stack.length === 0) scan.rootIsArray = true;
-      if (isArray && (stack.length === 0 || (stack.length === 1 && rootKey === "messages"))) {
-        if (messagesDepth > 0) return scan; // a second messages array: not a trajectory layout we know
-        messagesDepth = stack.length + 1;
-        scan.messagesStart = i;
-      }
-      stack.push(isArray);
-      expect = isArray ? VALUE_OR_CLOSE : KEY_OR_CLOSE;
-      i++;
-    } else if (c === "}" || c === "]") {
-      const isArray = c === "]";
-      const closable = isArray ? expect === VALUE_OR_CLOSE : expect === KEY_OR_CLOSE;
-      if (stack.at(-1) !== isArray || (expect !== COMMA_OR_CLOSE && !closable)) return scan;
-      if (stack.length === messagesDepth) scan.messagesEnd = i + 1;
-      stack.pop();
-      if (done(i + 1, !isArray)) return scan;
-      i++;
-    } else if (c === ",") {
-      if (expect !== COMMA_OR_CLOSE) return scan;
-      expect = stack.at(-1) ? VALUE : KEY;
-      i++;
-    } else if (c === ":") {
-      if (expect !== COLON) return scan;
-      expect = VALUE;
-      i++;
-    } else {
-      SCALAR.lastIndex = i;
-      if ((expect !== VALUE && expect !== VALUE_OR_CLOSE) || !SCALAR.test(text)) return scan;
-      if (SCALAR.lastIndex >= text.length) return scan; // a number cut at the end may be short
-      if (done(SCALAR.lastIndex, false)) return scan;
-      i = SCALAR.lastIndex;
-    }
   }
-  return scan;
 }
