@@ -157,50 +157,23 @@ export async function readCompletionStream(
   sink?: StreamSink,
 ): Promise<Json> {
   const assembler = new Assembler();
-  /** The text after the last complete event, in pieces. */
-  const pending: string[] = [];
   let done = false;
-  const event = (data: string) => {
-    if (data.trim() === "") return; // a keep-alive: no chunk
-    if (data === "[DONE]") {
-      done = true;
-      return;
-    }
-    let chunk: Json;
-    try {
-      chunk = parseJson(data);
-    } catch {
-      throw new MalformedBodyError(
-        `Cannot parse completion stream: event is not JSON (${oneLine(data, 80)})`,
-      );
-    }
-    if (!isObject(chunk)) {
-      throw new MalformedBodyError("Cannot parse completion stream: event is not an object");
-    }
-    if (chunk.error !== undefined) {
-      const error = chunk.error;
-      const message = isObject(error) ? error.message : error;
-      const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
-      throw new ProviderErrorBody(
-        `provider error in the stream: ${oneLine(String(message))}`,
-        Number.isInteger(code) ? code : undefined,
-      );
-    }
-    if (assembler.chunks === 0) sink?.({ type: "start" });
-    const text = assembler.add(chunk);
-    if (text) sink?.({ type: "text", text });
-  };
-  const block = (text: string) => {
-    const data = text.split("\n").filter((l) => l.startsWith("data:")).map((l) =>
+  const splitter = new EventSplitter((block) => {
+    const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) =>
       l.slice(5).replace(/^ /, "")
     );
-    if (data.length) event(data.join("\n"));
-  };
+    const chunk = data.length ? streamChunk(data.join("\n")) : undefined;
+    if (chunk === "done") done = true;
+    else if (chunk !== undefined) {
+      if (assembler.chunks === 0) sink?.({ type: "start" });
+      const text = assembler.add(chunk);
+      if (text) sink?.({ type: "text", text });
+    }
+    return !done;
+  });
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  // SSE lines end in CRLF, LF or CR; a chunk's last CR waits for the next chunk, which may start with LF.
-  let cr = "";
   try {
-    while (!done) {
+    for (let going = true; going;) {
       let read: ReadableStreamReadResult<string>;
       try {
         read = await reader.read();
@@ -210,24 +183,7 @@ export async function readCompletionStream(
         if (assembler.finish === null) throw error;
         read = { done: true };
       }
-      const { value, done: ended } = read;
-      if (ended && cr === "") break;
-      let text = cr + (value ?? "");
-      cr = !ended && text.endsWith("\r") ? "\r" : "";
-      text = text.slice(0, text.length - cr.length).replaceAll("\r\n", "\n").replaceAll("\r", "\n");
-      // Only the new text is searched and the pending pieces joined once per event: rescanning one
-      // growing buffer was quadratic in the size of a long event.
-      while (!done) {
-        let end = -1; // where the blank line's "\n\n" starts in `text` (-1: in the pending text)
-        const straddles = pending.length > 0 && text.startsWith("\n") && pending.at(-1)!.endsWith("\n");
-        if (!straddles && (end = text.indexOf("\n\n")) === -1) break;
-        const whole = pending.join("") + text.slice(0, Math.max(0, end));
-        pending.length = 0;
-        text = text.slice(end + 2);
-        block(end === -1 ? whole.slice(0, -1) : whole);
-      }
-      if (text !== "") pending.push(text);
-      if (ended) break;
+      going = splitter.push(read.value ?? "", read.done === true);
     }
   } finally {
     reader.cancel().catch(() => {});
@@ -237,4 +193,72 @@ export async function readCompletionStream(
   }
   if (assembler.chunks === 0) throw new MalformedBodyError("Cannot parse completion stream: no events");
   return assembler.body();
+}
+
+/**
+ * One event's data: `"done"` for `[DONE]`, undefined for a keep-alive, else the chunk.
+ * @throws {MalformedBodyError} not a JSON object
+ * @throws {ProviderErrorBody} an error event
+ */
+function streamChunk(data: string): "done" | { [key: string]: Json } | undefined {
+  if (data.trim() === "") return undefined; // a keep-alive: no chunk
+  if (data === "[DONE]") return "done";
+  let chunk: Json;
+  try {
+    chunk = parseJson(data);
+  } catch {
+    throw new MalformedBodyError(`Cannot parse completion stream: event is not JSON (${oneLine(data, 80)})`);
+  }
+  if (!isObject(chunk)) {
+    throw new MalformedBodyError("Cannot parse completion stream: event is not an object");
+  }
+  if (chunk.error !== undefined) {
+    const error = chunk.error;
+    const message = isObject(error) ? error.message : error;
+    const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+    throw new ProviderErrorBody(
+      `provider error in the stream: ${oneLine(String(message))}`,
+      Number.isInteger(code) ? code : undefined,
+    );
+  }
+  return chunk;
+}
+
+/**
+ * Decoded SSE text cut into events (blocks ended by a blank line), across the pieces it arrives in.
+ * Lines end in CRLF, LF or CR; a piece's last CR waits for the next piece, which may start with LF.
+ * Only new text is searched and the pending pieces joined once per event: rescanning one growing
+ * buffer was quadratic in the size of a long event.
+ */
+class EventSplitter {
+  /** The text after the last complete event, in pieces. */
+  readonly #pending: string[] = [];
+  #cr = "";
+  readonly #onBlock: (block: string) => boolean;
+
+  /** @param onBlock called with each event's text; false stops the stream */
+  constructor(onBlock: (block: string) => boolean) {
+    this.#onBlock = onBlock;
+  }
+
+  /** The next piece; `ended` when the stream ended after it. @returns false when reading is over */
+  push(value: string, ended: boolean): boolean {
+    if (ended && this.#cr === "") return false;
+    let text = this.#cr + value;
+    this.#cr = !ended && text.endsWith("\r") ? "\r" : "";
+    text = text.slice(0, text.length - this.#cr.length).replaceAll("\r\n", "\n").replaceAll("\r", "\n");
+    let going = true;
+    while (going) {
+      let end = -1; // where the blank line's "\n\n" starts in `text` (-1: in the pending text)
+      const last = this.#pending.at(-1);
+      const straddles = last !== undefined && text.startsWith("\n") && last.endsWith("\n");
+      if (!straddles && (end = text.indexOf("\n\n")) === -1) break;
+      const whole = this.#pending.join("") + text.slice(0, Math.max(0, end));
+      this.#pending.length = 0;
+      text = text.slice(end + 2);
+      going = this.#onBlock(end === -1 ? whole.slice(0, -1) : whole);
+    }
+    if (text !== "") this.#pending.push(text);
+    return going && !ended;
+  }
 }
