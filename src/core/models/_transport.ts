@@ -90,48 +90,7 @@ export class Transport {
     signal: AbortSignal | undefined,
     redirected: boolean,
   ): Promise<T> {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const cancelDeadline = this.#o.timeoutMs > 0
-      ? after(this.#o.timeoutMs, () => controller.abort())
-      : undefined;
-    let status = 0, headers: Headers, text: string | Json;
-    try {
-      const response = await fetch(url, {
-        method: "POST",
-        headers: this.#o.headers,
-        body,
-        signal: controller.signal,
-        redirect: "manual",
-      });
-      status = response.status;
-      headers = response.headers;
-      const received = cappedBody(decodedBody(response, url), response, url);
-      text = this.#o.stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream")
-        ? await (this.#o.stream.read ?? readCompletionStream)(received, this.#o.stream.sink)
-        : await new Response(received).text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof ApiError) throw error;
-      if (error instanceof BodyDecodeError) {
-        const message = this.#o.redact(oneLine(error.message));
-        throw error.retryable ? new TransientError(message, status) : new ApiError(message, status);
-      }
-      if (error instanceof MalformedBodyError) {
-        throw new TransientError(this.#o.redact(error.message), status);
-      }
-      if (error instanceof ProviderErrorBody) throw this.#providerError(error, status);
-      if (controller.signal.aborted) {
-        throw new TransientError(
-          `no complete response within ${this.#o.timeoutMs / 1000} s (model.request_timeout)`,
-        );
-      }
-      throw this.#networkError(error);
-    } finally {
-      cancelDeadline?.();
-      signal?.removeEventListener("abort", onAbort);
-    }
+    const { status, headers, text } = await this.#post(url, body, signal);
     if (status >= 300 && status <= 399) {
       const target = redirectTarget(url, status, headers.get("location"), redirected);
       return await this.#exchange(target, body, parse, signal, true);
@@ -141,11 +100,7 @@ export class Transport {
       return parse(text);
     } catch (error) {
       // Not JSON, or the provider's error object: nothing was served, so another attempt buys nothing twice.
-      if (error instanceof MalformedBodyError) {
-        throw new TransientError(this.#o.redact(error.message), status);
-      }
-      if (error instanceof ProviderErrorBody) throw this.#providerError(error, status);
-      throw error;
+      throw this.#bodyError(error, status) ?? error;
     }
   }
 
@@ -176,6 +131,61 @@ export class Transport {
     }
   }
 
+  /** POST the body and read the answer whole (a stream rebuilt), within the deadline. */
+  async #post(
+    url: string,
+    body: string | Uint8Array<ArrayBuffer> | Blob,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; headers: Headers; text: string | Json }> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const cancelDeadline = this.#o.timeoutMs > 0
+      ? after(this.#o.timeoutMs, () => controller.abort())
+      : undefined;
+    let status = 0;
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: this.#o.headers,
+        body,
+        signal: controller.signal,
+        redirect: "manual",
+      });
+      status = response.status;
+      const headers = response.headers;
+      const received = cappedBody(decodedBody(response, url), response, url);
+      const text =
+        this.#o.stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream")
+          ? await (this.#o.stream.read ?? readCompletionStream)(received, this.#o.stream.sink)
+          : await new Response(received).text();
+      return { status, headers, text };
+    } catch (error) {
+      throw this.#fetchError(error, status, signal, controller.signal.aborted);
+    } finally {
+      cancelDeadline?.();
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** What a failed request throws: the caller's abort reason, or the error another attempt may fix or not. */
+  #fetchError(error: unknown, status: number, signal: AbortSignal | undefined, timedOut: boolean): unknown {
+    if (signal?.aborted) return signal.reason;
+    if (error instanceof ApiError) return error;
+    if (error instanceof BodyDecodeError) {
+      const message = this.#o.redact(oneLine(error.message));
+      return error.retryable ? new TransientError(message, status) : new ApiError(message, status);
+    }
+    const bodyError = this.#bodyError(error, status);
+    if (bodyError) return bodyError;
+    if (timedOut) {
+      return new TransientError(
+        `no complete response within ${this.#o.timeoutMs / 1000} s (model.request_timeout)`,
+      );
+    }
+    return this.#networkError(error);
+  }
+
   /** A failed `fetch` as a retryable error; a server refusing connections or a name not found is marked. */
   #networkError(error: unknown): TransientError {
     // fetch says "fetch failed"; the cause says why (refused, reset, closed before the answer...).
@@ -193,6 +203,13 @@ export class Transport {
       cause: error,
       ...(unreachable ? { unreachable } : {}),
     });
+  }
+
+  /** A body that is not JSON (retried), or a provider's error object in it; undefined for other errors. */
+  #bodyError(error: unknown, status: number): Error | undefined {
+    if (error instanceof MalformedBodyError) return new TransientError(this.#o.redact(error.message), status);
+    if (error instanceof ProviderErrorBody) return this.#providerError(error, status);
+    return undefined;
   }
 
   /** A provider's error object (in a 200 body or a stream): retried unless its code is another 4xx. */
