@@ -5,7 +5,34 @@
  * @module
  */
 import { runCommand, type RunResult } from "../../lib/process.ts";
-import { type ContainerState, engineError } from "./_engine.ts";
+import { type ContainerState, engineError, isPodman, type Owner, ownerLabelArgs } from "./_engine.ts";
+import type { DockerEnvironmentConfig } from "./_docker_config.ts";
+
+/** What the container is labelled with and how long it lives. */
+export interface RunLabels {
+  /** The run's id (`claudius.run`). */
+  runId: string;
+  /** This machine's identity (`claudius.host`, `.machine`, `.boot`). */
+  owner: Owner;
+  /** `sleep`'s argument: the container's lifetime. */
+  lifetime: string;
+}
+
+/**
+ * The `docker run -d` argv of a container named `name`: labelled with the run and its owner
+ * (`reapContainers` reads them), kept alive by `sleep <lifetime>`.
+ */
+export function runArgv(c: DockerEnvironmentConfig, name: string, labels: RunLabels): string[] {
+  return [
+    c.executable,
+    ...["run", "-d", "--name", name],
+    ...["--label", `claudius.run=${labels.runId}`, ...ownerLabelArgs(labels.owner, Deno.pid)],
+    ...["--label", `claudius.created=${Math.floor(Date.now() / 1000)}`],
+    // Docker creates a missing working directory; podman refuses to start: the probe makes it.
+    ...(isPodman(c.executable) ? [] : ["-w", c.cwd]),
+    ...[...c.run_args, c.image, "sleep", labels.lifetime],
+  ];
+}
 
 /** After an abort, how long `docker run -d` may still take to return the container's id. */
 const START_ABORT_GRACE_MS = 5000;

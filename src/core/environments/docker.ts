@@ -25,7 +25,6 @@ import {
   isPodman,
   lostReason,
   machineOwner,
-  ownerLabelArgs,
   probeContainer,
   randomHex,
   reapCommand,
@@ -41,7 +40,7 @@ import { containerLifetime, EXEC_WRAPPER, execEnvArgs, KILL_SCRIPT } from "./_co
 
 export { defaultIsolationArgs } from "./_container_args.ts";
 import { GUARD_SECONDS, LeftoverGuard } from "./_leftover_guard.ts";
-import { runStart, startFailure } from "./_container_start.ts";
+import { runArgv, runStart, startFailure } from "./_container_start.ts";
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import { DOCKER_KEYS, type DockerEnvironmentConfig, PODMAN_KEYS } from "./_docker_config.ts";
 
@@ -159,18 +158,8 @@ export class DockerEnvironment implements Environment {
   async #start(signal?: AbortSignal): Promise<void> {
     const c = this.config;
     const name = `claudius-${this.#deps.runId}-${randomHex(4)}`;
-    const owner = await machineOwner();
     const lifetime = containerLifetime(c.container_timeout, this.#deps.runSeconds ?? 0);
-    const podman = isPodman(c.executable);
-    const argv = [
-      c.executable,
-      ...["run", "-d", "--name", name],
-      ...["--label", `claudius.run=${this.#deps.runId}`, ...ownerLabelArgs(owner, Deno.pid)],
-      ...["--label", `claudius.created=${Math.floor(Date.now() / 1000)}`],
-      // Docker creates a missing working directory; podman refuses to start: it is made below.
-      ...(podman ? [] : ["-w", c.cwd]),
-      ...[...c.run_args, c.image, "sleep", lifetime],
-    ];
+    const argv = runArgv(c, name, { runId: this.#deps.runId, owner: await machineOwner(), lifetime });
     signal?.throwIfAborted();
     this.#name = name;
     // Before the engine is asked: a claudius killed from here on leaves its container to the guard.
@@ -188,18 +177,7 @@ export class DockerEnvironment implements Environment {
     const id = r.output.trim().split("\n").at(-1)?.trim() ?? "";
     // From here on close() removes the container.
     if (r.exitCode === 0 && CONTAINER_ID.test(id)) this.#id = id;
-    // A failure: is the engine itself down (frozen, unreachable) or did it refuse this container?
-    const engine = !this.#id && !r.aborted
-      ? await probeContainer(c.executable, name, this.#cliEnv, this.#probeSeconds)
-      : null;
-    if (engine?.kind === "frozen" || engine?.kind === "unreachable") {
-      // Asking a frozen engine to remove it would only wait; the guard removes it once it answers.
-      this.#engineLost = true;
-      this.#mayAppear = r.timedOut;
-    } else if (!this.#id) {
-      await this.#remove(name);
-      if (r.aborted || r.timedOut) await removeLate(c.executable, name, this.#cliEnv);
-    }
+    const engine = this.#id ? null : await this.#notStarted(name, r);
     if (signal?.aborted) throw signal.reason;
     if (this.#stop.signal.aborted) {
       throw new Error("Cannot start container: the environment was closed meanwhile");
@@ -214,9 +192,37 @@ export class DockerEnvironment implements Environment {
       throw new Error(`Cannot start container from image ${c.image} on ${this.#engineName()}: ${why}`);
     }
     this.#deps.log?.(`Started container ${name} (${id.slice(0, 12)}) from ${c.image}`);
+    this.#uname = await this.#probeUname(id, name);
+  }
+
+  /**
+   * `docker run` gave no container: is the engine itself down (frozen, unreachable) or did it refuse
+   * this one? What it may have made is removed (by the guard, when the engine does not answer).
+   */
+  async #notStarted(name: string, r: RunResult): Promise<ContainerState | null> {
+    const c = this.config;
+    const engine = r.aborted
+      ? null
+      : await probeContainer(c.executable, name, this.#cliEnv, this.#probeSeconds);
+    if (engine?.kind === "frozen" || engine?.kind === "unreachable") {
+      // Asking a frozen engine to remove it would only wait; the guard removes it once it answers.
+      this.#engineLost = true;
+      this.#mayAppear = r.timedOut;
+    } else {
+      await this.#remove(name);
+      if (r.aborted || r.timedOut) await removeLate(c.executable, name, this.#cliEnv);
+    }
+    return engine;
+  }
+
+  /** The container's uname (podman first makes a missing working directory); empty when it cannot say. */
+  async #probeUname(id: string, name: string): Promise<Uname> {
+    const c = this.config;
+    const mkdir = isPodman(c.executable)
+      ? ["sh", "-c", 'mkdir -p -- "$0" 2>/dev/null; exec "$@"', c.cwd]
+      : [];
     try {
-      this.#uname = await probeUname(async (argv) => {
-        const mkdir = podman ? ["sh", "-c", 'mkdir -p -- "$0" 2>/dev/null; exec "$@"', c.cwd] : [];
+      return await probeUname(async (argv) => {
         const p = await runCommand([c.executable, "exec", id, ...mkdir, ...argv], {
           timeoutSeconds: HOUSEKEEPING_TIMEOUT,
           ...this.#env(),
@@ -232,7 +238,7 @@ export class DockerEnvironment implements Environment {
         throw new Error(`Cannot start container from image ${c.image}: it stopped right after starting`);
       }
       this.#deps.log?.(`warning: ${errorText(e)} in container ${name}; uname template variables are empty`);
-      this.#uname = { system: "", node: "", release: "", version: "", machine: "" };
+      return { system: "", node: "", release: "", version: "", machine: "" };
     }
   }
 
@@ -248,17 +254,8 @@ export class DockerEnvironment implements Environment {
     const head = [c.executable, "exec", "-w", c.cwd, ...vars.args, this.#id];
     const marker = randomHex(8);
     const stdin = commandViaStdin(action.command) ? ["-i"] : []; // runCommand sends a long one on stdin
-    const argv = [
-      ...head.slice(0, 2),
-      ...stdin,
-      ...head.slice(2),
-      "sh",
-      "-c",
-      EXEC_WRAPPER,
-      `claudius-x${marker}`,
-      ...c.interpreter,
-      action.command,
-    ];
+    const wrapped = ["sh", "-c", EXEC_WRAPPER, `claudius-x${marker}`, ...c.interpreter, action.command];
+    const argv = [...head.slice(0, 2), ...stdin, ...head.slice(2), ...wrapped];
     const hasValues = Object.keys(vars.values).length > 0;
     const cliEnv = hasValues ? { ...(this.#cliEnv ?? this.#deps.hostEnv), ...vars.values } : this.#cliEnv;
     const watch = new AbortController();
