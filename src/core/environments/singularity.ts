@@ -102,40 +102,9 @@ export class SingularityEnvironment implements Environment {
     const tmp = (this.#deps.hostEnv.TMPDIR || "/tmp").replace(/\/+$/, "") || "/";
     let why = "";
     for (let attempt = 1; attempt <= c.sandbox_build_retries; attempt++) {
-      const dir = `${tmp}/claudius-${randomHex(4)}`;
-      this.#sandbox = dir;
-      // The build's own temporary files go next to the sandbox, so whatever ends the run removes them too.
-      const work = `${dir}.build`;
-      this.#guard = new LeftoverGuard(
-        ["sh", "-c", 'rm -rf "$0" "$1" && echo removed', dir, work],
-        undefined,
-        this.#deps.guardSeconds ?? GUARD_SECONDS,
-      );
-      let r: RunResult;
-      try {
-        await Deno.mkdir(work, { recursive: true });
-        r = await runCommand([c.executable, "build", "--sandbox", dir, c.image], {
-          timeoutSeconds: 0,
-          signal: abort,
-          env: { ...this.#deps.hostEnv, APPTAINER_TMPDIR: work, SINGULARITY_TMPDIR: work },
-          onGroup: (pgid) => this.#guard?.addGroup(pgid),
-        });
-      } catch (e) {
-        await this.#removeSandbox();
-        this.#fault = { kind: "down", host: "", message: errorText(e) };
-        throw new Error(`Cannot build sandbox from image ${c.image} with ${c.executable}: ${errorText(e)}`);
-      }
-      if (r.exitCode === 0 && !r.aborted) {
-        await Deno.remove(work, { recursive: true }).catch(() => {});
-        break;
-      }
-      await this.#removeSandbox();
-      if (r.aborted) {
-        throw signal?.aborted
-          ? signal.reason
-          : new Error("Cannot build sandbox: the environment was closed meanwhile");
-      }
-      why = engineError(r.output);
+      const failed = await this.#build(`${tmp}/claudius-${randomHex(4)}`, abort, signal);
+      if (failed === undefined) break;
+      why = failed;
       this.#deps.log?.(
         `warning: cannot build sandbox from image ${c.image} (attempt ${attempt}/${c.sandbox_build_retries}): ${why}`,
       );
@@ -145,8 +114,59 @@ export class SingularityEnvironment implements Environment {
       throw new Error(`Cannot build sandbox from image ${c.image} with ${cliName(c.executable)}: ${why}`);
     }
     this.#deps.log?.(`Built sandbox ${this.#sandbox} from ${c.image}`);
+    this.#uname = await this.#probeUname();
+  }
+
+  /**
+   * One attempt to build the sandbox in `dir` (guarded from its start).
+   * @returns undefined when built, else why not
+   * @throws the abort's reason, or an error when the CLI cannot run
+   */
+  async #build(
+    dir: string,
+    abort: AbortSignal,
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
+    const c = this.config;
+    this.#sandbox = dir;
+    // The build's own temporary files go next to the sandbox, so whatever ends the run removes them too.
+    const work = `${dir}.build`;
+    this.#guard = new LeftoverGuard(
+      ["sh", "-c", 'rm -rf "$0" "$1" && echo removed', dir, work],
+      undefined,
+      this.#deps.guardSeconds ?? GUARD_SECONDS,
+    );
+    let r: RunResult;
     try {
-      this.#uname = await probeUname(async (argv) => {
+      await Deno.mkdir(work, { recursive: true });
+      r = await runCommand([c.executable, "build", "--sandbox", dir, c.image], {
+        timeoutSeconds: 0,
+        signal: abort,
+        env: { ...this.#deps.hostEnv, APPTAINER_TMPDIR: work, SINGULARITY_TMPDIR: work },
+        onGroup: (pgid) => this.#guard?.addGroup(pgid),
+      });
+    } catch (e) {
+      await this.#removeSandbox();
+      this.#fault = { kind: "down", host: "", message: errorText(e) };
+      throw new Error(`Cannot build sandbox from image ${c.image} with ${c.executable}: ${errorText(e)}`);
+    }
+    if (r.exitCode === 0 && !r.aborted) {
+      await Deno.remove(work, { recursive: true }).catch(() => {});
+      return undefined;
+    }
+    await this.#removeSandbox();
+    if (r.aborted) {
+      throw signal?.aborted
+        ? signal.reason
+        : new Error("Cannot build sandbox: the environment was closed meanwhile");
+    }
+    return engineError(r.output);
+  }
+
+  /** The sandbox's uname; empty when it cannot say. */
+  async #probeUname(): Promise<Uname> {
+    try {
+      return await probeUname(async (argv) => {
         const p = await runCommand([...this.#head(), ...argv], {
           timeoutSeconds: PROBE_TIMEOUT,
           ...this.#cliEnv(),
@@ -161,7 +181,7 @@ export class SingularityEnvironment implements Environment {
       this.#deps.log?.(
         `warning: ${errorText(e)} in sandbox ${this.#sandbox}; uname template variables are empty`,
       );
-      this.#uname = { system: "", node: "", release: "", version: "", machine: "" };
+      return { system: "", node: "", release: "", version: "", machine: "" };
     }
   }
 
