@@ -143,23 +143,7 @@ export function anthropicParams(
   let toolChoice: Block | undefined;
   let parallel: boolean | undefined;
   for (const [key, value] of Object.entries(params)) {
-    if (key === "reasoning_effort") continue;
-    if (UNTRANSLATED.has(key) && !options.allowed.has(key)) {
-      throw new ConfigError(
-        `Cannot configure model: model.model_kwargs.${key} is not translated for Anthropic's Messages API by ` +
-          "claudius; remove it (or list it in allowed_openai_params to send it as written)",
-      );
-    }
-    if (OPENAI_ONLY.has(key) && !options.allowed.has(key)) {
-      if (options.dropParams) {
-        dropped.push(key);
-        continue;
-      }
-      throw new ConfigError(
-        `Cannot configure model: model.model_kwargs.${key}: Anthropic's Messages API does not take it; remove ` +
-          "it, or set model.model_kwargs.drop_params: true to drop it (as litellm does)",
-      );
-    }
+    if (key === "reasoning_effort" || dropParam(key, options, dropped)) continue;
     if (!SUPPORTED.has(key)) fields[key] = value;
     else if (key === "max_tokens" || key === "max_completion_tokens") {
       if (typeof value === "number") maxTokens = Math.max(1, Math.round(value));
@@ -180,16 +164,46 @@ export function anthropicParams(
   if (options.effort !== undefined && options.effort !== null) {
     Object.assign(fields, reasoning(options.effort, options.model));
   }
-  const thinking = fields.thinking;
+  maxTokens ??= defaultMaxTokens(fields.thinking, options.model);
+  return { fields, maxTokens, dropped };
+}
+
+/**
+ * True for a parameter dropped under `drop_params` (it is listed in `dropped`).
+ * @throws {ConfigError} for one Anthropic does not take, or claudius does not translate
+ */
+function dropParam(
+  key: string,
+  options: { dropParams: boolean; allowed: ReadonlySet<string> },
+  dropped: string[],
+) {
+  if (options.allowed.has(key)) return false;
+  if (UNTRANSLATED.has(key)) {
+    throw new ConfigError(
+      `Cannot configure model: model.model_kwargs.${key} is not translated for Anthropic's Messages API by ` +
+        "claudius; remove it (or list it in allowed_openai_params to send it as written)",
+    );
+  }
+  if (!OPENAI_ONLY.has(key)) return false;
+  if (options.dropParams) {
+    dropped.push(key);
+    return true;
+  }
+  throw new ConfigError(
+    `Cannot configure model: model.model_kwargs.${key}: Anthropic's Messages API does not take it; remove ` +
+      "it, or set model.model_kwargs.drop_params: true to drop it (as litellm does)",
+  );
+}
+
+/** `max_tokens` when none is given: room for the answer past a thinking budget, else the model's maximum. */
+function defaultMaxTokens(thinking: Json | undefined, model: string): number {
   const budget =
     isObject(thinking) && thinking.type === "enabled" && typeof thinking.budget_tokens === "number"
       ? thinking.budget_tokens
       : undefined;
-  const model = options.model.toLowerCase();
-  maxTokens ??= budget !== undefined
-    ? budget + ANSWER_TOKENS
-    : MAX_OUTPUT.find(([pattern]) => pattern.test(model))?.[1] ?? 4096;
-  return { fields, maxTokens, dropped };
+  if (budget !== undefined) return budget + ANSWER_TOKENS;
+  const name = model.toLowerCase();
+  return MAX_OUTPUT.find(([pattern]) => pattern.test(name))?.[1] ?? 4096;
 }
 
 /** OpenAI's `tool_choice` as Anthropic's (litellm's `_map_tool_choice`). */
