@@ -82,15 +82,8 @@ export function httpSetup(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClie
       provider: kwargs.provider,
       env: deps.env,
     });
-  const fromEnv = endpoint.keyEnv.find((name) => (deps.env[name] ?? "") !== "");
-  const key: ApiKey | undefined = kwargs.apiKey ??
-    (fromEnv === undefined ? undefined : { value: deps.env[fromEnv]!, from: fromEnv });
+  const { key, authHint } = apiKey(endpoint, kwargs, deps.env);
   if (key === undefined && !deps.gateway) refuseKeyless(config.model_name, endpoint);
-  const authHint = key !== undefined
-    ? `check ${key.from}`
-    : endpoint.keyEnv.length > 0
-    ? `set ${endpoint.keyEnv[0]}`
-    : "set model.api_key_env to the name of the variable holding the API key";
   const { redact, addSecrets } = redactor(key, kwargs.headers);
   const policy: RetryPolicy = {
     attempts: config.retry_attempts,
@@ -109,12 +102,6 @@ export function httpSetup(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClie
     ignoreErrors: config.cost_tracking === "ignore_errors",
     log: policy.log,
   });
-  const effort = "reasoning_effort" in kwargs.params
-    ? kwargs.params.reasoning_effort
-    : config.reasoning_effort;
-  if (effort !== undefined && effort !== null && typeof effort !== "string") {
-    throw new ConfigError("Cannot configure model: model.model_kwargs.reasoning_effort must be a string");
-  }
   return {
     config,
     kwargs,
@@ -126,7 +113,7 @@ export function httpSetup(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClie
     policy,
     costs,
     timeoutMs: 1000 * (config.request_timeout ?? kwargs.timeout ?? DEFAULT_REQUEST_TIMEOUT),
-    reasoningEffort: effort,
+    reasoningEffort: reasoningEffort(kwargs, config),
     log: policy.log,
   };
 }
@@ -166,6 +153,37 @@ function refuseKeyless(modelName: string, endpoint: Endpoint): void {
     `Cannot configure model: no API key for ${modelName} (${endpoint.baseUrl}): set ${names} in the ` +
       "environment or a .env file here, or name the variable that holds it with model.api_key_env",
   );
+}
+
+/** The key (`model_kwargs.api_key`, else the first of the endpoint's variables set) and what a 401 asks for. */
+function apiKey(
+  endpoint: Endpoint,
+  kwargs: ModelKwargs,
+  env: Readonly<Record<string, string | undefined>>,
+): { key: ApiKey | undefined; authHint: string } {
+  const from = endpoint.keyEnv.find((name) => (env[name] ?? "") !== "");
+  const value = from === undefined ? undefined : env[from];
+  const key = kwargs.apiKey ?? (from !== undefined && value !== undefined ? { value, from } : undefined);
+  const authHint = key !== undefined
+    ? `check ${key.from}`
+    : endpoint.keyEnv.length > 0
+    ? `set ${endpoint.keyEnv[0]}`
+    : "set model.api_key_env to the name of the variable holding the API key";
+  return { key, authHint };
+}
+
+/**
+ * `model_kwargs.reasoning_effort`, else `model.reasoning_effort`.
+ * @throws {ConfigError} when it is not a string (or null)
+ */
+function reasoningEffort(kwargs: ModelKwargs, config: OpenAIClientConfig): string | null | undefined {
+  const effort = "reasoning_effort" in kwargs.params
+    ? kwargs.params.reasoning_effort
+    : config.reasoning_effort;
+  if (effort !== undefined && effort !== null && typeof effort !== "string") {
+    throw new ConfigError("Cannot configure model: model.model_kwargs.reasoning_effort must be a string");
+  }
+  return effort;
 }
 
 /** What a client removes from messages: the key, secret header values (and their tokens), credential shapes. */
