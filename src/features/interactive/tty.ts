@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { drawEntry, type Key, KeyParser, LineEditor } from "../../lib/term/line_editor.ts";
+import { drawEntry, LineEditor } from "../../lib/term/line_editor.ts";
+import { type Key, KeyParser } from "../../lib/term/keys.ts";
 import { stripAnsi } from "../../lib/term/markup.ts";
 import type { ScreenOutput } from "./screen.ts";
 import type { History } from "./history.ts";

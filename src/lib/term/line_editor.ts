@@ -1,165 +1,12 @@
 /**
- * Line editing for the interactive prompts, without the terminal: terminal input parsed into keys,
- * an editor state that keys change (cursor movement, deletion, history recall, multi-line entry,
+ * Line editing for the interactive prompts, without the terminal: an editor state that keys
+ * (`keys.ts`) change (cursor movement, deletion, history recall, multi-line entry,
  * bracketed paste), and the escape sequences that draw the entry after the prompt. `tty.ts` wires
  * them to stdin and stdout.
  *
  * @module
  */
-import { CURSOR_KEYS } from "./cursor_keys.ts";
-
-/** One key press (or one paste). */
-export type Key =
-  | { kind: "text"; text: string }
-  | { kind: "paste"; text: string }
-  | {
-    kind:
-      | "enter"
-      | "altEnter"
-      | "escape"
-      | "backspace"
-      | "delete"
-      | "left"
-      | "right"
-      | "up"
-      | "down"
-      | "home"
-      | "end"
-      | "wordLeft"
-      | "wordRight"
-      | "killEnd"
-      | "killStart"
-      | "killWord"
-      | "ctrlC"
-      | "ctrlD"
-      | "ignore";
-  };
-
-type Named = Exclude<Key, { text: string }>["kind"];
-
-const CONTROL: Record<string, Named> = {
-  "\r": "enter",
-  "\n": "enter",
-  "\x7f": "backspace",
-  "\x08": "backspace",
-  "\x03": "ctrlC",
-  "\x04": "ctrlD",
-  "\x01": "home",
-  "\x05": "end",
-  "\x02": "left",
-  "\x06": "right",
-  "\x10": "up",
-  "\x0e": "down",
-  "\x0b": "killEnd",
-  "\x15": "killStart",
-  "\x17": "killWord",
-};
-
-const CSI: Record<string, Named> = {
-  ...CURSOR_KEYS,
-  "1;5C": "wordRight",
-  "1;5D": "wordLeft",
-  "1;3C": "wordRight",
-  "1;3D": "wordLeft",
-};
-
-/** The rest of a CSI / SS3 sequence after `ESC [` or `ESC O`. */
-const SEQUENCE = /^([0-9;]*[~A-Za-z])/;
-
-const PASTE_START = "\x1b[200~";
-const PASTE_END = "\x1b[201~";
-
-/** Turns terminal input (decoded text, in chunks as read) into {@link Key}s. */
-export class KeyParser {
-  #buffer = "";
-  #paste: string | undefined;
-
-  /**
-   * Parse what arrived; an incomplete escape sequence waits for the next chunk (a lone ESC at the
-   * end of a chunk is the Escape key).
-   */
-  feed(chunk: string): Key[] {
-    this.#buffer += chunk;
-    const keys: Key[] = [];
-    let text = "";
-    const flushText = () => {
-      if (text) keys.push({ kind: "text", text });
-      text = "";
-    };
-    while (this.#buffer.length > 0) {
-      if (this.#paste !== undefined) {
-        const end = this.#buffer.indexOf(PASTE_END);
-        if (end === -1) {
-          // Keep what may be the start of the end marker for the next chunk.
-          const keep = this.#buffer.length - Math.max(0, this.#buffer.lastIndexOf("\x1b"));
-          const cut = keep < PASTE_END.length && this.#buffer.includes("\x1b")
-            ? this.#buffer.length - keep
-            : this.#buffer.length;
-          this.#paste += this.#buffer.slice(0, cut);
-          this.#buffer = this.#buffer.slice(cut);
-          break;
-        }
-        keys.push({
-          kind: "paste",
-          text: (this.#paste + this.#buffer.slice(0, end)).replace(/\r\n?/g, "\n"),
-        });
-        this.#paste = undefined;
-        this.#buffer = this.#buffer.slice(end + PASTE_END.length);
-        continue;
-      }
-      const ch = this.#buffer[0]!;
-      if (ch === "\x1b") {
-        flushText();
-        if (this.#buffer.startsWith(PASTE_START)) {
-          this.#paste = "";
-          this.#buffer = this.#buffer.slice(PASTE_START.length);
-          continue;
-        }
-        if (this.#buffer.length === 1) {
-          keys.push({ kind: "escape" });
-          this.#buffer = "";
-          break;
-        }
-        const next = this.#buffer[1]!;
-        if (next === "\r" || next === "\n") {
-          keys.push({ kind: "altEnter" });
-          this.#buffer = this.#buffer.slice(2);
-          continue;
-        }
-        if (next === "[" || next === "O") {
-          const m = SEQUENCE.exec(this.#buffer.slice(2));
-          if (!m) {
-            if (/^[0-9;]*$/.test(this.#buffer.slice(2))) break; // the rest of the sequence is coming
-            keys.push({ kind: "ignore" });
-            this.#buffer = this.#buffer.slice(2);
-            continue;
-          }
-          keys.push({ kind: CSI[m[1]!] ?? "ignore" });
-          this.#buffer = this.#buffer.slice(2 + m[0].length);
-          continue;
-        }
-        const alt: Named | undefined = next === "b" ? "wordLeft" : next === "f" ? "wordRight" : undefined;
-        keys.push({ kind: alt ?? "escape" });
-        this.#buffer = this.#buffer.slice(alt ? 2 : 1);
-        continue;
-      }
-      const named = CONTROL[ch];
-      if (named) {
-        flushText();
-        keys.push({ kind: named });
-        this.#buffer = this.#buffer.slice(ch === "\r" && this.#buffer[1] === "\n" ? 2 : 1);
-        continue;
-      }
-      if (ch < " " && ch !== "\t") {
-        flushText();
-        keys.push({ kind: "ignore" });
-      } else text += ch;
-      this.#buffer = this.#buffer.slice(1);
-    }
-    flushText();
-    return keys;
-  }
-}
+import type { Key } from "./keys.ts";
 
 /** What a key did. */
 export type EditResult = "edit" | "interrupt" | "eof" | { submit: string };
@@ -221,57 +68,87 @@ export class LineEditor {
         this.chars.splice(this.cursor, 1);
         return "edit";
       case "backspace":
-        if (this.cursor > 0) this.chars.splice(--this.cursor, 1);
+      case "delete":
+      case "killEnd":
+      case "killStart":
+      case "killWord":
+        this.#delete(key.kind);
         return "edit";
+      case "ignore":
+        return "edit";
+      default:
+        this.#move(key.kind);
+        return "edit";
+    }
+  }
+
+  /** Delete before or after the cursor: a character, to the line's end or start, a word. */
+  #delete(kind: "backspace" | "delete" | "killEnd" | "killStart" | "killWord"): void {
+    switch (kind) {
+      case "backspace":
+        if (this.cursor > 0) this.chars.splice(--this.cursor, 1);
+        return;
       case "delete":
         this.chars.splice(this.cursor, 1);
-        return "edit";
-      case "left":
-        this.cursor = Math.max(0, this.cursor - 1);
-        return "edit";
-      case "right":
-        this.cursor = Math.min(this.chars.length, this.cursor + 1);
-        return "edit";
-      case "home":
-        this.cursor = this.chars.lastIndexOf("\n", this.cursor - 1) + 1;
-        return "edit";
-      case "end": {
-        const nl = this.chars.indexOf("\n", this.cursor);
-        this.cursor = nl === -1 ? this.chars.length : nl;
-        return "edit";
-      }
-      case "wordLeft":
-        this.cursor = this.#wordStart();
-        return "edit";
-      case "wordRight": {
-        let i = this.cursor;
-        while (i < this.chars.length && /\s/.test(this.chars[i]!)) i++;
-        while (i < this.chars.length && !/\s/.test(this.chars[i]!)) i++;
-        this.cursor = i;
-        return "edit";
-      }
+        return;
       case "killEnd":
         this.chars.splice(this.cursor);
-        return "edit";
+        return;
       case "killStart":
         this.chars.splice(0, this.cursor);
         this.cursor = 0;
-        return "edit";
+        return;
       case "killWord": {
         const start = this.#wordStart();
         this.chars.splice(start, this.cursor - start);
         this.cursor = start;
-        return "edit";
+      }
+    }
+  }
+
+  /** Move the cursor (up and down past the first or last line recall history). */
+  #move(kind: "left" | "right" | "home" | "end" | "wordLeft" | "wordRight" | "up" | "down"): void {
+    switch (kind) {
+      case "left":
+        this.cursor = Math.max(0, this.cursor - 1);
+        return;
+      case "right":
+        this.cursor = Math.min(this.chars.length, this.cursor + 1);
+        return;
+      case "home":
+        this.cursor = this.chars.lastIndexOf("\n", this.cursor - 1) + 1;
+        return;
+      case "end": {
+        const nl = this.chars.indexOf("\n", this.cursor);
+        this.cursor = nl === -1 ? this.chars.length : nl;
+        return;
+      }
+      case "wordLeft":
+        this.cursor = this.#wordStart();
+        return;
+      case "wordRight": {
+        let i = this.cursor;
+        while (this.#isSpace(i)) i++;
+        while (this.#isWord(i)) i++;
+        this.cursor = i;
+        return;
       }
       case "up":
-        if (!this.#lineMove(-1)) this.#recall(-1);
-        return "edit";
-      case "down":
-        if (!this.#lineMove(1)) this.#recall(1);
-        return "edit";
-      case "ignore":
-        return "edit";
+      case "down": {
+        const direction = kind === "up" ? -1 : 1;
+        if (!this.#lineMove(direction)) this.#recall(direction);
+      }
     }
+  }
+
+  #isSpace(i: number): boolean {
+    const c = this.chars[i];
+    return c !== undefined && /\s/.test(c);
+  }
+
+  #isWord(i: number): boolean {
+    const c = this.chars[i];
+    return c !== undefined && !/\s/.test(c);
   }
 
   #insert(text: string): void {
@@ -282,8 +159,8 @@ export class LineEditor {
 
   #wordStart(): number {
     let i = this.cursor;
-    while (i > 0 && /\s/.test(this.chars[i - 1]!)) i--;
-    while (i > 0 && !/\s/.test(this.chars[i - 1]!)) i--;
+    while (this.#isSpace(i - 1)) i--;
+    while (this.#isWord(i - 1)) i--;
     return i;
   }
 
@@ -309,7 +186,8 @@ export class LineEditor {
     if (index < 0 || index > this.#history.length) return;
     if (this.#historyIndex === this.#history.length) this.#draft = this.chars;
     this.#historyIndex = index;
-    this.chars = index === this.#history.length ? this.#draft : [...this.#history[index]!];
+    const entry = this.#history[index];
+    this.chars = entry === undefined ? this.#draft : [...entry];
     this.cursor = this.chars.length;
   }
 }
