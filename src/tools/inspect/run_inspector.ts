@@ -38,89 +38,112 @@ const EXIT: Record<Exclude<InspectSignal, "SIGWINCH">, number> = { SIGINT: 130, 
  * @throws whatever the inspector throws, after restoring the terminal
  */
 export async function runInspector(inspector: Inspector, deps: RunDeps): Promise<number> {
-  const term = deps.terminal;
-  let suspended = false;
-  let finish!: (code: number) => void;
-  let fail!: (e: unknown) => void;
-  const finished = new Promise<number>((resolve, reject) => {
-    finish = resolve;
-    fail = reject;
-  });
-  const draw = () => {
-    if (suspended) return;
-    const { columns, rows } = term.size();
-    term.write(renderFrame(inspector.frame(columns, rows), columns, rows, term.color));
-  };
-  let pending: ReturnType<typeof setTimeout> | undefined;
-  const drawSoon = () => {
-    pending ??= setTimeout(() => {
-      pending = undefined;
-      draw();
-    }, 40);
-  };
+  return await new InspectorLoop(inspector, deps).run();
+}
+
+/** One run of the loop: what it draws, the pager in front, and what it undoes at the end. */
+class InspectorLoop {
+  readonly #inspector: Inspector;
+  readonly #deps: RunDeps;
+  readonly #term: Terminal;
+  readonly #finished = Promise.withResolvers<number>();
+  /** The pager has the terminal: nothing is drawn. */
+  #suspended = false;
+  #pending: ReturnType<typeof setTimeout> | undefined;
+  #pager: Foreground | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #filling: ReturnType<typeof setTimeout> | undefined;
   // Last resort for errors that escape the loop (a rejected promise elsewhere): restore first.
-  const restore = () => term.leave();
-  globalThis.addEventListener("unload", restore);
-  globalThis.addEventListener("unhandledrejection", restore);
-  globalThis.addEventListener("error", restore);
-  let pager: Foreground | undefined;
-  const removeSignals = deps.signals((signal) => {
-    if (signal === "SIGWINCH") drawSoon();
-    else finish(EXIT[signal]);
-  });
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const timers: ReturnType<typeof setTimeout>[] = [];
-  term.enter();
-  try {
-    draw();
-    // Read the rest a moment after the first screen, so the terminal gets the CPU to paint it first.
-    const filling = setTimeout(() => inspector.fillIndex(drawSoon).catch(fail), FILL_DELAY_MS);
-    timers.push(filling);
-    if (inspector.follow) {
-      let busy = false;
-      timer = setInterval(() => {
-        if (busy || suspended) return;
-        busy = true;
-        inspector.poll().then((changed) => changed && draw(), fail).finally(() => (busy = false));
-      }, deps.pollMs ?? 250);
+  readonly #restore = () => this.#term.leave();
+
+  constructor(inspector: Inspector, deps: RunDeps) {
+    this.#inspector = inspector;
+    this.#deps = deps;
+    this.#term = deps.terminal;
+  }
+
+  async run(): Promise<number> {
+    const inspector = this.#inspector;
+    const fail = (e: unknown) => this.#finished.reject(e);
+    for (const event of ["unload", "unhandledrejection", "error"]) {
+      globalThis.addEventListener(event, this.#restore);
     }
-    (async () => {
-      while (true) {
-        const text = await term.read();
-        if (text === null) return finish(0);
-        for (const key of parseKeys(text)) {
-          const effect = await inspector.key(key);
-          if (effect && "quit" in effect) return finish(effect.quit);
-          if (effect && "pager" in effect) {
-            const p = effect.pager;
-            const path = "path" in p ? p.path : await deps.tempFile(p.text, p.name);
-            suspended = true;
-            term.leave();
-            try {
-              pager = deps.pager(path);
-              const failure = await pager.status;
-              if (failure) inspector.notice(failure, "error");
-            } finally {
-              pager = undefined;
-              if (!("path" in p)) await deps.removeFile(path).catch(() => {});
-              term.enter();
-              suspended = false;
-            }
-          }
-        }
-        draw();
+    const removeSignals = this.#deps.signals((signal) => {
+      if (signal === "SIGWINCH") this.#drawSoon();
+      else this.#finished.resolve(EXIT[signal]);
+    });
+    this.#term.enter();
+    try {
+      this.#draw();
+      // Read the rest a moment after the first screen, so the terminal gets the CPU to paint it first.
+      this.#filling = setTimeout(
+        () => inspector.fillIndex(() => this.#drawSoon()).catch(fail),
+        FILL_DELAY_MS,
+      );
+      if (inspector.follow) {
+        let busy = false;
+        this.#timer = setInterval(() => {
+          if (busy || this.#suspended) return;
+          busy = true;
+          inspector.poll().then((changed) => changed && this.#draw(), fail).finally(() => (busy = false));
+        }, this.#deps.pollMs ?? 250);
       }
-    })().catch(fail);
-    return await finished;
-  } finally {
-    if (timer !== undefined) clearInterval(timer);
-    timers.forEach(clearTimeout);
-    if (pending !== undefined) clearTimeout(pending);
-    pager?.kill();
-    removeSignals();
-    term.leave();
-    globalThis.removeEventListener("unload", restore);
-    globalThis.removeEventListener("unhandledrejection", restore);
-    globalThis.removeEventListener("error", restore);
+      this.#readKeys().catch(fail);
+      return await this.#finished.promise;
+    } finally {
+      if (this.#timer !== undefined) clearInterval(this.#timer);
+      clearTimeout(this.#filling);
+      if (this.#pending !== undefined) clearTimeout(this.#pending);
+      this.#pager?.kill();
+      removeSignals();
+      this.#term.leave();
+      for (const event of ["unload", "unhandledrejection", "error"]) {
+        globalThis.removeEventListener(event, this.#restore);
+      }
+    }
+  }
+
+  #draw(): void {
+    if (this.#suspended) return;
+    const { columns, rows } = this.#term.size();
+    this.#term.write(renderFrame(this.#inspector.frame(columns, rows), columns, rows, this.#term.color));
+  }
+
+  #drawSoon(): void {
+    this.#pending ??= setTimeout(() => {
+      this.#pending = undefined;
+      this.#draw();
+    }, 40);
+  }
+
+  /** Keys until one quits or the input ends; a redraw after each read. */
+  async #readKeys(): Promise<void> {
+    while (true) {
+      const text = await this.#term.read();
+      if (text === null) return this.#finished.resolve(0);
+      for (const key of parseKeys(text)) {
+        const effect = await this.#inspector.key(key);
+        if (effect && "quit" in effect) return this.#finished.resolve(effect.quit);
+        if (effect && "pager" in effect) await this.#page(effect.pager);
+      }
+      this.#draw();
+    }
+  }
+
+  /** Hand the terminal to the pager on a file (or on text in a temporary file), then take it back. */
+  async #page(p: { path: string } | { text: string; name: string }): Promise<void> {
+    const path = "path" in p ? p.path : await this.#deps.tempFile(p.text, p.name);
+    this.#suspended = true;
+    this.#term.leave();
+    try {
+      this.#pager = this.#deps.pager(path);
+      const failure = await this.#pager.status;
+      if (failure) this.#inspector.notice(failure, "error");
+    } finally {
+      this.#pager = undefined;
+      if (!("path" in p)) await this.#deps.removeFile(path).catch(() => {});
+      this.#term.enter();
+      this.#suspended = false;
+    }
   }
 }
