@@ -77,14 +77,7 @@ export async function renderReport(data: ReportData, options: RenderOptions): Pr
   const all = data.sets.flatMap((s) => s.trajectories);
   const several = data.sets.length > 1;
   const failures = data.sets.flatMap((s) => s.failures);
-  const csp = [
-    "default-src 'none'",
-    `style-src '${await sha256(STYLE)}'`,
-    `script-src '${await sha256(SCRIPT)}'`,
-    "img-src data:",
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join("; ");
+  const csp = await contentPolicy();
   const sections = [
     `<h1>${esc(title)}</h1>`,
     `<p class="note">${fmtInt(all.length)} trajector${all.length === 1 ? "y" : "ies"}` +
@@ -95,37 +88,7 @@ export async function renderReport(data: ReportData, options: RenderOptions): Pr
     `submitted: the run ended Submitted, as claudius stats and compare count it.</p>`,
     summary(data.sets),
   ];
-  if (all.length) {
-    sections.push(
-      `<h2 id="exit-statuses">Exit statuses</h2>`,
-      exitStatusChart(data.sets),
-      `<h2 id="action-types">Action types</h2>`,
-      `<p class="note">Share of the tool calls by primary action type (write &gt; execute &gt; probe &gt; ` +
-        `read &gt; other).</p>`,
-      actionTypeChart(data.sets),
-      `<h2 id="over-the-run">Action types over the course of a run</h2>`,
-      `<p class="note">Each trajectory's steps in ${PROGRESS_BINS} equal parts from its start to its end; ` +
-        `each column is the mix of the steps' primary types in that part, format errors included.</p>`,
-      progressChart(data.sets),
-      `<h2 id="steps">Steps per trajectory</h2>`,
-      `<p class="note">Model turns, format errors included; the dashed line is the median.</p>`,
-      histograms(
-        data.sets.map((s) => ({ name: s.label, values: s.trajectories.map((t) => t.steps) })),
-        "Steps per trajectory",
-        (x) => fmtInt(x),
-        true,
-      ),
-      `<h2 id="cost">Cost per trajectory</h2>`,
-      histograms(
-        data.sets.map((s) => ({ name: s.label, values: s.trajectories.map((t) => t.cost) })),
-        "Cost per trajectory",
-        fmtCost,
-        false,
-      ),
-      `<h2 id="trajectories-heading">Trajectories</h2>`,
-      trajectoryTable(data.sets, several),
-    );
-  }
+  if (all.length) sections.push(...charts(data.sets, several));
   if (failures.length) {
     sections.push(
       `<h2 id="unreadable">Files that could not be read</h2><ul class="failures">` +
@@ -148,6 +111,51 @@ ${sections.join("\n")}
 </body>
 </html>
 `;
+}
+
+/** The page's Content-Security-Policy: nothing but its own style and script, and data: images. */
+async function contentPolicy(): Promise<string> {
+  return [
+    "default-src 'none'",
+    `style-src '${await sha256(STYLE)}'`,
+    `script-src '${await sha256(SCRIPT)}'`,
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+}
+
+/** The charts and the table of trajectories, each under its heading. */
+function charts(sets: readonly ReportSet[], several: boolean): string[] {
+  return [
+    `<h2 id="exit-statuses">Exit statuses</h2>`,
+    exitStatusChart(sets),
+    `<h2 id="action-types">Action types</h2>`,
+    `<p class="note">Share of the tool calls by primary action type (write &gt; execute &gt; probe &gt; ` +
+    `read &gt; other).</p>`,
+    actionTypeChart(sets),
+    `<h2 id="over-the-run">Action types over the course of a run</h2>`,
+    `<p class="note">Each trajectory's steps in ${PROGRESS_BINS} equal parts from its start to its end; ` +
+    `each column is the mix of the steps' primary types in that part, format errors included.</p>`,
+    progressChart(sets),
+    `<h2 id="steps">Steps per trajectory</h2>`,
+    `<p class="note">Model turns, format errors included; the dashed line is the median.</p>`,
+    histograms(
+      sets.map((s) => ({ name: s.label, values: s.trajectories.map((t) => t.steps) })),
+      "Steps per trajectory",
+      (x) => fmtInt(x),
+      true,
+    ),
+    `<h2 id="cost">Cost per trajectory</h2>`,
+    histograms(
+      sets.map((s) => ({ name: s.label, values: s.trajectories.map((t) => t.cost) })),
+      "Cost per trajectory",
+      fmtCost,
+      false,
+    ),
+    `<h2 id="trajectories-heading">Trajectories</h2>`,
+    trajectoryTable(sets, several),
+  ];
 }
 
 /** `'sha256-<base64>'` of a script or style element's text, for the CSP. */
