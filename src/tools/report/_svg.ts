@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { median } from "../../lib/median.ts";
 import { escapeControls } from "../../lib/safe_text.ts";
 
 /** `n` rounded, with thousands separators: `12,345`. */
@@ -206,14 +207,6 @@ export function histograms(
   });
   out.push("</svg>");
   return out.join("");
-}
-
-/** The median of `values` (0 when empty). */
-export function median(values: readonly number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /** One column group of {@link stackedColumns}: a set's name and its columns' parts. */

@@ -15,7 +15,6 @@ import {
   fmtInt,
   fmtPct,
   histograms,
-  median,
   type Part,
   SHAPE_COLOURS,
   stackedBars,
@@ -23,6 +22,7 @@ import {
   strip,
 } from "./_svg.ts";
 import type { ReportData, ReportSet } from "./collect_report.ts";
+import { median } from "../../lib/median.ts";
 import { type ReportTrajectory, SHAPE_CODES } from "./report_trajectory.ts";
 
 /** Options of {@link renderReport}. */

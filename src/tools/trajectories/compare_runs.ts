@@ -6,6 +6,7 @@
  * @module
  */
 import { isSubmitted } from "./outcome.ts";
+import { median } from "../../lib/median.ts";
 import { ACTION_TYPES, type ActionType } from "./action_types.ts";
 import { type EvalResults, resultOf } from "./eval_results.ts";
 import {
@@ -82,13 +83,6 @@ export interface Comparison {
   duplicates: string[];
 }
 
-const median = (xs: number[]) => {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 function summarize(set: RunSet, rows: TrajectoryStats[]): SetSummary {
   const total = totalStats(rows);
   const submitted = rows.filter((r) => isSubmitted(r.exitStatus));
@@ -100,7 +94,7 @@ function summarize(set: RunSet, rows: TrajectoryStats[]): SetSummary {
     submitted: submitted.length,
     emptySubmissions: submitted.filter((r) => r.submissionBytes === 0).length,
     evaluated: evaluated?.length,
-    resolved: results && evaluated?.filter((r) => resultOf(results, r.instanceId)!.resolved).length,
+    resolved: results && evaluated?.filter((r) => resultOf(results, r.instanceId)?.resolved).length,
     exitStatuses: total.exitStatuses,
     meanSteps: rows.length ? total.steps / rows.length : 0,
     medianSteps: median(rows.map((r) => r.steps)),
@@ -200,60 +194,74 @@ export function compareRuns(setA: RunSet, setB: RunSet): Comparison {
   const onlyA = ids.filter((id) => !mapB.has(id)), onlyB = ids.filter((id) => !mapA.has(id));
   const common = ids.length - onlyA.length - onlyB.length;
 
-  const differences: string[] = [];
-  if (onlyA.length || onlyB.length) {
-    differences.push(
-      `${common} instances in both; ${onlyA.length} only in ${la}, ${onlyB.length} only in ${lb}`,
-    );
+  const differences = [
+    ...(onlyA.length || onlyB.length
+      ? [`${common} instances in both; ${onlyA.length} only in ${la}, ${onlyB.length} only in ${lb}`]
+      : []),
+    ...resolvedDifferences(a, b, instances),
+    ...figureDifferences(a, b, instances, common),
+  ];
+  if (!differences.length) {
+    differences.push("no difference past the thresholds (steps and cost 10%, shares 5 points)");
   }
-  if (a.resolved !== undefined && b.resolved !== undefined) {
-    const d = b.resolved - a.resolved;
-    differences.push(
-      `resolved: ${a.resolved}/${a.evaluated} (${pct(a.resolved, a.evaluated!)}) in ${la}, ` +
-        `${b.resolved}/${b.evaluated} (${pct(b.resolved, b.evaluated!)}) in ${lb}` +
-        (d ? `: ${lb} resolves ${Math.abs(d)} ${d > 0 ? "more" : "fewer"}` : ": the same count"),
-    );
-    const onlyResolved = (x: "a" | "b") =>
-      instances.filter((i) =>
-        i.a && i.b && i[x]!.resolved === true && i[x === "a" ? "b" : "a"]!.resolved === false
-      )
-        .map((i) => i.instanceId);
-    const ra = onlyResolved("a"), rb = onlyResolved("b");
-    if (ra.length) differences.push(`resolved only in ${la} (${ra.length}): ${ra.join(", ")}`);
-    if (rb.length) differences.push(`resolved only in ${lb} (${rb.length}): ${rb.join(", ")}`);
-  }
+  return { a, b, common, onlyA, onlyB, instances, differences, duplicates: [...duplicates] };
+}
+
+/** The resolved counts of two evaluated sets, and the instances resolved in one only. */
+function resolvedDifferences(a: SetSummary, b: SetSummary, instances: InstanceComparison[]): string[] {
+  if (a.resolved === undefined || b.resolved === undefined) return [];
+  const la = a.label, lb = b.label;
+  const d = b.resolved - a.resolved;
+  const out = [
+    `resolved: ${a.resolved}/${a.evaluated} (${pct(a.resolved, a.evaluated ?? 0)}) in ${la}, ` +
+    `${b.resolved}/${b.evaluated} (${pct(b.resolved, b.evaluated ?? 0)}) in ${lb}` +
+    (d ? `: ${lb} resolves ${Math.abs(d)} ${d > 0 ? "more" : "fewer"}` : ": the same count"),
+  ];
+  const onlyResolved = (x: "a" | "b") =>
+    instances.filter((i) => {
+      const [mine, theirs] = x === "a" ? [i.a, i.b] : [i.b, i.a];
+      return mine?.resolved === true && theirs?.resolved === false;
+    }).map((i) => i.instanceId);
+  const ra = onlyResolved("a"), rb = onlyResolved("b");
+  if (ra.length) out.push(`resolved only in ${la} (${ra.length}): ${ra.join(", ")}`);
+  if (rb.length) out.push(`resolved only in ${lb} (${rb.length}): ${rb.join(", ")}`);
+  return out;
+}
+
+/** Submissions, exit statuses, steps, cost and action-type shares, where they differ past the thresholds. */
+function figureDifferences(
+  a: SetSummary,
+  b: SetSummary,
+  instances: InstanceComparison[],
+  common: number,
+): string[] {
+  const la = a.label, lb = b.label;
+  const out: string[] = [];
   if (a.submitted !== b.submitted) {
-    differences.push(
+    out.push(
       `submitted: ${a.submitted} of ${a.instances} in ${la}, ${b.submitted} of ${b.instances} in ${lb}`,
     );
   }
   const changed = instances.filter((i) => i.a && i.b && i.a.exitStatus !== i.b.exitStatus).length;
-  if (changed) differences.push(`exit status differs for ${changed} of ${common} common instances`);
+  if (changed) out.push(`exit status differs for ${changed} of ${common} common instances`);
   if (a.meanSteps && b.meanSteps && Math.abs(b.meanSteps - a.meanSteps) / a.meanSteps >= 0.1) {
-    differences.push(
+    out.push(
       `mean steps ${a.meanSteps.toFixed(1)} -> ${b.meanSteps.toFixed(1)} (${
         change(a.meanSteps, b.meanSteps)
       })`,
     );
   }
   if (a.meanCost && b.meanCost && Math.abs(b.meanCost - a.meanCost) / a.meanCost >= 0.1) {
-    differences.push(
+    out.push(
       `mean cost $${a.meanCost.toFixed(4)} -> $${b.meanCost.toFixed(4)} (${change(a.meanCost, b.meanCost)})`,
     );
   }
   for (const t of ACTION_TYPES) {
     const d = 100 * (b.actionTypeShares[t] - a.actionTypeShares[t]);
     if (Math.abs(d) >= 5) {
-      differences.push(
-        `${t} share ${Math.round(100 * a.actionTypeShares[t])}% -> ${
-          Math.round(100 * b.actionTypeShares[t])
-        }% ` +
-          `(${d > 0 ? "+" : ""}${Math.round(d)} points)`,
-      );
+      const [from, to] = [a, b].map((s) => Math.round(100 * s.actionTypeShares[t]));
+      out.push(`${t} share ${from}% -> ${to}% (${d > 0 ? "+" : ""}${Math.round(d)} points)`);
     }
   }
-  if (!differences.length) {
-    differences.push("no difference past the thresholds (steps and cost 10%, shares 5 points)");
-  }
-  return { a, b, common, onlyA, onlyB, instances, differences, duplicates: [...duplicates] };
+  return out;
 }
