@@ -18,8 +18,9 @@
  */
 import { BASH_TOOL } from "../../core/models/model.ts";
 import type { Json } from "../../core/types.ts";
+import { isJsonObject } from "../../lib/json.ts";
 import { contentText, isRec, roleOf } from "./_message.ts";
-import type { Step, Trajectory } from "./types.ts";
+import type { Step, StoredMessage, Trajectory } from "./types.ts";
 
 /** The schema version written and validated. */
 export const ATIF_VERSION = "ATIF-v1.7";
@@ -105,17 +106,16 @@ const iso = (seconds: number | undefined) =>
 function args(text: string): Record<string, Json> {
   try {
     const v = JSON.parse(text);
-    if (isRec(v)) return v as Record<string, Json>;
+    if (isJsonObject(v)) return v;
   } catch { /* kept raw below */ }
   return { raw: text };
 }
 
 /** The agent step of one model call (without its step id). */
 export function atifAgentStep(step: Step, t: Trajectory): Omit<AtifStep, "step_id"> {
-  const toolCalls: AtifToolCall[] = [];
-  const results: AtifResult[] = [];
   const extra: Record<string, Json> = { step_number: step.number };
   if (step.finishReason !== undefined) extra.finish_reason = step.finishReason;
+  const results: AtifResult[] = [];
   if (step.kind === "format_error") {
     extra.format_error = true;
     if (step.toolCalls.length) {
@@ -129,38 +129,8 @@ export function atifAgentStep(step: Step, t: Trajectory): Omit<AtifStep, "step_i
       results.push({ content: step.formatError, extra: { format_error: true } });
     }
   }
-  for (const a of step.actions) {
-    const id = a.toolCallId ?? `text-${step.number}-${a.index}`;
-    const call = step.toolCalls.find((c) => c.id === a.toolCallId);
-    toolCalls.push(defined({
-      tool_call_id: id,
-      function_name: call?.function.name ?? "bash",
-      arguments: call ? args(call.function.arguments) : { command: a.command },
-      extra: a.toolCallId === undefined ? { synthesized: "text-mode action" } : undefined,
-    }));
-    const o = a.observation;
-    if (!o) continue;
-    const oe: Record<string, Json> = {};
-    if (o.returncode !== undefined) oe.returncode = o.returncode;
-    if (o.exceptionInfo) oe.exception_info = o.exceptionInfo;
-    if (o.exceptionType) oe.exception_type = o.exceptionType;
-    if (o.timedOut) oe.timed_out = true;
-    if (!o.executed) oe.executed = false;
-    results.push({ source_call_id: id, content: o.content, extra: oe });
-  }
+  const toolCalls = actionCalls(step, results);
   if (t.exit.status === "Submitted" && step === t.steps.at(-1)) extra.submitted = true;
-  const u = step.usage;
-  const metricsExtra: Record<string, Json> = {};
-  if (u?.reasoning) metricsExtra.reasoning_tokens = u.reasoning;
-  // A call whose cost the trajectory does not record (upstream v1) has no cost here, not $0.
-  if (!step.costRecorded) metricsExtra.cost_recorded = false;
-  const metrics: AtifMetrics = defined({
-    prompt_tokens: u?.prompt,
-    completion_tokens: u?.completion,
-    cached_tokens: u?.cached,
-    cost_usd: step.costRecorded ? step.cost : undefined,
-    extra: Object.keys(metricsExtra).length ? metricsExtra : undefined,
-  });
   // The model the run was configured with, as the root's agent.model_name; the provider's own name
   // for it (`response.model`, often dated or without the provider prefix) stays in extra.
   const model = t.modelName || step.model;
@@ -173,9 +143,48 @@ export function atifAgentStep(step: Step, t: Trajectory): Omit<AtifStep, "step_i
     reasoning_content: step.reasoning,
     tool_calls: toolCalls.length ? toolCalls : undefined,
     observation: results.length ? { results } : undefined,
-    metrics,
+    metrics: stepMetrics(step),
     llm_call_count: 1,
     extra,
+  });
+}
+
+/** The step's actions as tool calls (a text-mode action gets a made-up id), their observations added to `results`. */
+function actionCalls(step: Step, results: AtifResult[]): AtifToolCall[] {
+  return step.actions.map((a) => {
+    const id = a.toolCallId ?? `text-${step.number}-${a.index}`;
+    const call = step.toolCalls.find((c) => c.id === a.toolCallId);
+    const o = a.observation;
+    if (o) {
+      const oe: Record<string, Json> = {};
+      if (o.returncode !== undefined) oe.returncode = o.returncode;
+      if (o.exceptionInfo) oe.exception_info = o.exceptionInfo;
+      if (o.exceptionType) oe.exception_type = o.exceptionType;
+      if (o.timedOut) oe.timed_out = true;
+      if (!o.executed) oe.executed = false;
+      results.push({ source_call_id: id, content: o.content, extra: oe });
+    }
+    return defined({
+      tool_call_id: id,
+      function_name: call?.function.name ?? "bash",
+      arguments: call ? args(call.function.arguments) : { command: a.command },
+      extra: a.toolCallId === undefined ? { synthesized: "text-mode action" } : undefined,
+    });
+  });
+}
+
+/** The call's tokens and cost (none when the trajectory does not record it: upstream v1, not $0). */
+function stepMetrics(step: Step): AtifMetrics {
+  const u = step.usage;
+  const metricsExtra: Record<string, Json> = {};
+  if (u?.reasoning) metricsExtra.reasoning_tokens = u.reasoning;
+  if (!step.costRecorded) metricsExtra.cost_recorded = false;
+  return defined({
+    prompt_tokens: u?.prompt,
+    completion_tokens: u?.completion,
+    cached_tokens: u?.cached,
+    cost_usd: step.costRecorded ? step.cost : undefined,
+    extra: Object.keys(metricsExtra).length ? metricsExtra : undefined,
   });
 }
 
@@ -200,56 +209,9 @@ export interface AtifOptions {
  * ```
  */
 export function toAtif(t: Trajectory, options: AtifOptions = {}): AtifTrajectory {
-  const steps: AtifStep[] = [];
   // A resumed run (`claudius resume`) begins with its predecessor's messages: copied context.
-  const resumed = isRec(t.info.resumed_from) ? t.info.resumed_from as Record<string, Json> : undefined;
-  const copied = typeof resumed?.messages === "number" ? resumed.messages : 0;
-  /** The ATIF step of each message that has one (a compaction's boundary names a step, not a message). */
-  const stepOf = new Map<number, number>();
-  const add = (s: Omit<AtifStep, "step_id">, index: number, copy = false) => {
-    stepOf.set(index, steps.length + 1);
-    steps.push({
-      step_id: steps.length + 1,
-      ...s,
-      ...(index < copied || copy ? { is_copied_context: true } : {}),
-    });
-  };
-  const prologueEnd = t.steps[0]?.messageIndex ?? t.exit.messageIndex ?? t.messages.length;
-  const other = (index: number) => {
-    const m = t.messages[index]!;
-    const role = roleOf(m);
-    const x = isRec(m.extra) ? m.extra : {};
-    // A restart of the context (compression, reroll): its marker, then copies of the first messages.
-    const extra: Record<string, Json> = role === "user" || role === "system" ? {} : { role };
-    // Read from the file's JSON: a JSON value.
-    if (isRec(x.context_management)) extra.context_management = x.context_management as Json;
-    add(
-      defined({
-        source: role === "user" ? "user" as const : "system" as const,
-        message: contentText(m.content),
-        extra: Object.keys(extra).length ? extra : undefined,
-      }),
-      index,
-      x.is_copied_context === true,
-    );
-  };
-  for (let i = 0; i < prologueEnd; i++) if (i !== t.exit.messageIndex) other(i);
-  for (const step of t.steps) {
-    add(atifAgentStep(step, t), step.messageIndex);
-    const used = new Set<number>([step.messageIndex]);
-    for (const a of step.actions) if (a.observation) used.add(a.observation.messageIndex);
-    if (step.kind === "format_error" && t.format !== "mini-swe-agent-1.1") used.add(step.messageIndex + 1);
-    for (let i = step.messageIndex + 1; i < step.endIndex; i++) if (!used.has(i)) other(i);
-  }
-  for (const s of steps) {
-    const cm = s.extra?.context_management;
-    if (isRec(cm) && typeof cm.boundary === "number") {
-      s.extra = {
-        ...s.extra,
-        context_management: { ...cm, boundary: stepOf.get(cm.boundary) ?? cm.boundary },
-      };
-    }
-  }
+  const resumed = isJsonObject(t.info.resumed_from) ? t.info.resumed_from : undefined;
+  const steps = atifSteps(t, typeof resumed?.messages === "number" ? resumed.messages : 0);
   const tok = t.totals.tokens;
   const rootExtra: Record<string, Json> = { exit_status: t.exit.status, submission: t.exit.submission };
   if (t.exit.exceptionStr !== undefined) rootExtra.exception_str = t.exit.exceptionStr;
@@ -282,8 +244,63 @@ export function toAtif(t: Trajectory, options: AtifOptions = {}): AtifTrajectory
         format_errors: t.totals.formatErrors,
         api_calls: t.reportedApiCalls,
         reasoning_tokens: tok.reasoning || undefined,
-      }) as Record<string, Json>,
+      }),
     },
     extra: rootExtra,
   });
+}
+
+/**
+ * The steps in order: the prologue's messages, then each model call and any other message inside
+ * its turn; the first `copied` messages' steps are marked copied context, as are the copies after a
+ * context restart's marker (whose boundary names a step, not a message).
+ */
+function atifSteps(t: Trajectory, copied: number): AtifStep[] {
+  const steps: AtifStep[] = [];
+  /** The ATIF step of each message that has one. */
+  const stepOf = new Map<number, number>();
+  const add = (s: Omit<AtifStep, "step_id">, index: number, copy = false) => {
+    stepOf.set(index, steps.length + 1);
+    steps.push({
+      step_id: steps.length + 1,
+      ...s,
+      ...(index < copied || copy ? { is_copied_context: true } : {}),
+    });
+  };
+  const other = (m: StoredMessage, index: number) => {
+    const role = roleOf(m);
+    const x = isRec(m.extra) ? m.extra : {};
+    // A restart of the context (compression, reroll): its marker, then copies of the first messages.
+    const extra: Record<string, Json> = role === "user" || role === "system" ? {} : { role };
+    if (isJsonObject(x.context_management)) extra.context_management = x.context_management;
+    add(
+      defined({
+        source: role === "user" ? "user" as const : "system" as const,
+        message: contentText(m.content),
+        extra: Object.keys(extra).length ? extra : undefined,
+      }),
+      index,
+      x.is_copied_context === true,
+    );
+  };
+  const prologueEnd = t.steps[0]?.messageIndex ?? t.exit.messageIndex ?? t.messages.length;
+  t.messages.slice(0, prologueEnd).forEach((m, i) => i !== t.exit.messageIndex && other(m, i));
+  for (const step of t.steps) {
+    add(atifAgentStep(step, t), step.messageIndex);
+    const used = new Set<number>([step.messageIndex]);
+    for (const a of step.actions) if (a.observation) used.add(a.observation.messageIndex);
+    if (step.kind === "format_error" && t.format !== "mini-swe-agent-1.1") used.add(step.messageIndex + 1);
+    const first = step.messageIndex + 1;
+    t.messages.slice(first, step.endIndex).forEach((m, k) => !used.has(first + k) && other(m, first + k));
+  }
+  for (const s of steps) {
+    const cm = s.extra?.context_management;
+    if (isJsonObject(cm) && typeof cm.boundary === "number") {
+      s.extra = {
+        ...s.extra,
+        context_management: { ...cm, boundary: stepOf.get(cm.boundary) ?? cm.boundary },
+      };
+    }
+  }
+  return steps;
 }
