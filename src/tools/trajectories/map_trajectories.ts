@@ -42,6 +42,15 @@ export function readFailure(path: string, error: unknown): ReadFailure {
   return { path, message: message.includes(path) ? message : `Cannot read ${path}: ${message}` };
 }
 
+/** Load one file and map it, or its failure. */
+async function mapOne<T>(path: string, fn: (t: Trajectory) => T): Promise<Slot<T>> {
+  try {
+    return { ok: fn(await loadTrajectory(path)) };
+  } catch (e) {
+    return { fail: readFailure(path, e) };
+  }
+}
+
 function collect<T>(slots: Slot<T>[]): Mapped<T> {
   const results: T[] = [];
   const failures: ReadFailure[] = [];
@@ -70,16 +79,9 @@ export async function mapTrajectories<T>(
   concurrency = 2,
 ): Promise<Mapped<T>> {
   const slots: Slot<T>[] = new Array(paths.length);
-  let next = 0;
+  const files = paths.entries(); // one iterator shared by the workers: each file is taken once
   const worker = async () => {
-    while (next < paths.length) {
-      const i = next++;
-      try {
-        slots[i] = { ok: fn(await loadTrajectory(paths[i]!)) };
-      } catch (e) {
-        slots[i] = { fail: readFailure(paths[i]!, e) };
-      }
-    }
+    for (const [i, path] of files) slots[i] = await mapOne(path, fn);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, paths.length)) }, worker));
   return collect(slots);
@@ -120,56 +122,81 @@ export async function mapTrajectoriesParallel<N extends MapperName>(
   if (paths.length < (options.minFiles ?? 32) || count < 2) {
     return await mapTrajectories(paths, (t) => f(t, arg));
   }
-  const slots: Slot<R>[] = new Array(paths.length);
-  const queue = paths.map((_, i) => i);
-  let pending = paths.length;
-  let alive = 0;
-  let finish: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  const local = async () => {
-    // No worker left: map what remains in this thread.
-    for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-      try {
-        slots[i] = { ok: f(await loadTrajectory(paths[i]!), arg) };
-      } catch (e) {
-        slots[i] = { fail: readFailure(paths[i]!, e) };
-      }
-      if (--pending === 0) finish();
+  return collect(await new WorkerMap<R>(paths, (t) => f(t, arg)).run(count, { mapper, arg }));
+}
+
+/** Files spread over worker threads, each fed the next file when it answers; this thread takes over when none is left. */
+class WorkerMap<R> {
+  readonly #local: (t: Trajectory) => R;
+  readonly #slots: Slot<R>[];
+  /** Files not taken yet: their index and path. */
+  readonly #queue: [number, string][];
+  readonly #done = Promise.withResolvers<void>();
+  #pending: number;
+  #alive = 0;
+
+  /** @param local the mapper, for the files mapped in this thread */
+  constructor(paths: readonly string[], local: (t: Trajectory) => R) {
+    this.#local = local;
+    this.#slots = new Array(paths.length);
+    this.#queue = [...paths.entries()];
+    this.#pending = paths.length;
+  }
+
+  /** Map every file with `count` workers, each told its mapper first. */
+  async run(count: number, setup: { mapper: MapperName; arg: unknown }): Promise<Slot<R>[]> {
+    const workers: Worker[] = [];
+    for (let k = 0; k < count; k++) {
+      const worker = this.#start(setup);
+      if (worker) workers.push(worker);
     }
-  };
-  const workers: Worker[] = [];
-  for (let k = 0; k < count; k++) {
+    if (this.#alive === 0) await this.#mapHere();
+    else await this.#done.promise;
+    for (const w of workers) w.terminate();
+    return this.#slots;
+  }
+
+  #settle(index: number, slot: Slot<R>): boolean {
+    this.#slots[index] = slot;
+    if (--this.#pending > 0) return false;
+    this.#done.resolve();
+    return true;
+  }
+
+  /** A worker that answers each file it is fed; one that fails hands its file back. */
+  #start(setup: { mapper: MapperName; arg: unknown }): Worker | undefined {
     let worker: Worker;
     try {
       worker = new Worker(new URL("./_map_worker.ts", import.meta.url).href, { type: "module" });
     } catch {
-      continue;
+      return undefined;
     }
-    workers.push(worker);
-    alive++;
-    let current: number | undefined;
+    this.#alive++;
+    let current: [number, string] | undefined;
     const feed = () => {
-      current = queue.shift();
-      if (current !== undefined) worker.postMessage({ index: current, path: paths[current] });
+      current = this.#queue.shift();
+      if (current !== undefined) worker.postMessage({ index: current[0], path: current[1] });
     };
     worker.onmessage = (e: MessageEvent) => {
       const m = e.data as { index: number; ok?: R; fail?: ReadFailure };
-      slots[m.index] = m.fail ? { fail: m.fail } : { ok: m.ok as R };
-      if (--pending === 0) finish();
-      else feed();
+      if (!this.#settle(m.index, m.fail ? { fail: m.fail } : { ok: m.ok as R })) feed();
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
       worker.terminate();
-      if (current !== undefined) queue.unshift(current);
+      if (current !== undefined) this.#queue.unshift(current);
       current = undefined;
-      if (--alive === 0) local();
+      if (--this.#alive === 0) this.#mapHere();
     };
-    worker.postMessage({ mapper, arg });
+    worker.postMessage(setup);
     feed();
+    return worker;
   }
-  if (alive === 0) await local();
-  else await done;
-  for (const w of workers) w.terminate();
-  return collect(slots);
+
+  /** No worker left: map what remains in this thread. */
+  async #mapHere(): Promise<void> {
+    for (let next = this.#queue.shift(); next !== undefined; next = this.#queue.shift()) {
+      this.#settle(next[0], await mapOne(next[1], this.#local));
+    }
+  }
 }
