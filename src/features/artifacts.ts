@@ -198,47 +198,9 @@ async function runToFile(
   guard.removeOnDeath(resolve(partial));
   let ok = false;
   try {
-    const [program, ...args] = inv.argv;
-    const child = new Deno.Command(program!, {
-      args,
-      ...(inv.cwd ? { cwd: inv.cwd } : {}),
-      ...(inv.env ? { env: inv.env, clearEnv: true } : {}),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
+    const child = spawnDetached(inv);
     guard.add(child.pid); // detached: its pid is its process group
-    let stopped = "";
-    const kill = (why: string) => {
-      stopped ||= why;
-      try {
-        Deno.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => kill(`no result within ${timeoutSeconds} s`), timeoutSeconds * 1000);
-    const onForce = () => kill("stopped by a second signal");
-    if (force?.aborted) onForce();
-    else force?.addEventListener("abort", onForce, { once: true });
-    try {
-      const [, stderr, status] = await Promise.all([
-        (transform ? child.stdout.pipeThrough(transform) : child.stdout).pipeTo(file.writable),
-        new Response(child.stderr).text(),
-        child.status,
-      ]);
-      if (stopped) throw new Error(stopped);
-      // GNU tar exits 1 when a file changed while it was read; the archive is still whole.
-      const tarWarning = status.code === 1 && what === "tar" && !/error/i.test(stderr);
-      if (!status.success && !tarWarning) {
-        const last = stderr.trim().split("\n").filter((l) => l.trim() !== "").slice(-3).join(" ");
-        throw new CommandFailed(`${what} failed: ${last || `exit ${status.code}`}`, status.code, last);
-      }
-    } finally {
-      clearTimeout(timer);
-      force?.removeEventListener("abort", onForce);
-    }
+    await writeOutput(child, file, { timeoutSeconds, what, force, transform });
     await Deno.rename(partial, dest);
     ok = true;
   } finally {
@@ -249,5 +211,66 @@ async function runToFile(
     }
     if (!ok) await Deno.remove(partial).catch(() => {});
     await guard.close();
+  }
+}
+
+/** Start `inv` in a process group of its own, stdin closed, stdout and stderr piped. */
+function spawnDetached(inv: HostCommand): Deno.ChildProcess {
+  const [program, ...args] = inv.argv;
+  if (program === undefined) throw new Error("Cannot run the command: it is empty");
+  return new Deno.Command(program, {
+    args,
+    ...(inv.cwd ? { cwd: inv.cwd } : {}),
+    ...(inv.env ? { env: inv.env, clearEnv: true } : {}),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
+}
+
+/**
+ * The child's stdout into `file` (through `transform`), within the timeout; `force` kills its group.
+ * @throws {Error} when it is killed; {@link CommandFailed} with its stderr when it fails
+ */
+async function writeOutput(
+  child: Deno.ChildProcess,
+  file: Deno.FsFile,
+  o: {
+    timeoutSeconds: number;
+    what: string;
+    force?: AbortSignal | undefined;
+    transform?: TransformStream<Uint8Array, Uint8Array> | undefined;
+  },
+): Promise<void> {
+  let stopped = "";
+  const kill = (why: string) => {
+    stopped ||= why;
+    try {
+      Deno.kill(-child.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  const timer = setTimeout(() => kill(`no result within ${o.timeoutSeconds} s`), o.timeoutSeconds * 1000);
+  const onForce = () => kill("stopped by a second signal");
+  if (o.force?.aborted) onForce();
+  else o.force?.addEventListener("abort", onForce, { once: true });
+  try {
+    const [, stderr, status] = await Promise.all([
+      (o.transform ? child.stdout.pipeThrough(o.transform) : child.stdout).pipeTo(file.writable),
+      new Response(child.stderr).text(),
+      child.status,
+    ]);
+    if (stopped) throw new Error(stopped);
+    // GNU tar exits 1 when a file changed while it was read; the archive is still whole.
+    const tarWarning = status.code === 1 && o.what === "tar" && !/error/i.test(stderr);
+    if (!status.success && !tarWarning) {
+      const last = stderr.trim().split("\n").filter((l) => l.trim() !== "").slice(-3).join(" ");
+      throw new CommandFailed(`${o.what} failed: ${last || `exit ${status.code}`}`, status.code, last);
+    }
+  } finally {
+    clearTimeout(timer);
+    o.force?.removeEventListener("abort", onForce);
   }
 }
