@@ -9,12 +9,11 @@
  */
 import { renderTemplate } from "../../lib/python/template/template.ts";
 import type { Message } from "../../core/types.ts";
-import type { Mechanism, MechanismContext } from "./mechanism.ts";
+import type { Loop, Mechanism, MechanismContext } from "./mechanism.ts";
 
 /** The `planning` switch. */
-export function planning({ config, deps, window }: MechanismContext): Mechanism {
-  const c = config.planning;
-  const planRe = new RegExp(c.plan_regex);
+export function planning(ctx: MechanismContext): Mechanism {
+  const planRe = new RegExp(ctx.config.planning.plan_regex);
   let done = false;
   const facts: Record<string, unknown> = {};
   return {
@@ -22,55 +21,73 @@ export function planning({ config, deps, window }: MechanismContext): Mechanism 
     async beforeQuery(loop) {
       if (done) return;
       done = true;
-      if (!deps.ask) {
+      const ask = ctx.deps.ask;
+      if (!ask) {
         facts.skipped = "no user to ask (headless)";
         return;
       }
+      const c = ctx.config.planning;
       const vars = { ...loop.vars(), finish_marker: c.finish_marker };
-      const render = (template: string, key: string, more: Record<string, unknown> = {}) =>
+      const render: Render = (template, key, more = {}) =>
         renderTemplate(template, { ...vars, ...more }, `mechanisms.planning.${key}`);
-      const question: Message = {
-        role: "user",
-        content: render(c.routing_template, "routing_template"),
-        extra: { mechanism: "planning", side_call: "routing" },
-      };
-      loop.append(question);
-      const verdict = await loop.call([loop.messages[0]!, question], "prose");
-      verdict.extra.mechanism = "planning";
-      verdict.extra.side_call = "routing";
-      loop.append(verdict);
-      window.exclude(question, verdict);
-      const plan = planRe.test(verdict.content ?? "");
+      const plan = planRe.test(await route(ctx, loop, render));
       facts.decision = plan ? "plan" : "direct";
-      if (!plan) return;
-      const say = (content: string, more: Record<string, unknown> = {}) =>
-        loop.append({ role: "user", content, extra: { mechanism: "planning", ...more } });
-      say(render(c.plan_template, "plan_template"));
-      let rounds = 0;
-      let ended = "max_rounds";
-      while (rounds < c.max_rounds) {
-        rounds++;
-        const reply = await loop.call(window.view(loop.messages), "prose");
-        reply.extra.mechanism = "planning";
-        loop.append(reply);
-        const text = reply.content ?? "";
-        if (text.includes(c.finish_marker)) {
-          ended = "marker";
-          break;
-        }
-        if (rounds >= c.max_rounds) break;
-        const answer = await deps.ask(
-          render(c.question_template, "question_template", { plan: text, round: rounds }),
-        );
-        if (answer === null || answer.trim() === "") {
-          ended = answer === null ? "no answer" : "accepted";
-          break;
-        }
-        say(answer, { user_feedback: true });
-      }
-      say(render(c.go_template, "go_template"));
-      Object.assign(facts, { rounds, ended });
+      if (plan) Object.assign(facts, await makePlan(ctx, loop, render, ask));
     },
     facts: () => facts,
   };
+}
+
+type Render = (template: string, key: string, more?: Record<string, unknown>) => string;
+
+/** The routing call (the system prompt and the question, kept out of the conversation): its verdict. */
+async function route({ config, window }: MechanismContext, loop: Loop, render: Render): Promise<string> {
+  const question: Message = {
+    role: "user",
+    content: render(config.planning.routing_template, "routing_template"),
+    extra: { mechanism: "planning", side_call: "routing" },
+  };
+  loop.append(question);
+  const system = loop.messages[0];
+  const verdict = await loop.call(system ? [system, question] : [question], "prose");
+  verdict.extra.mechanism = "planning";
+  verdict.extra.side_call = "routing";
+  loop.append(verdict);
+  window.exclude(question, verdict);
+  return verdict.content ?? "";
+}
+
+/** Plans and the user's answers, until one is accepted, carries the marker, or `max_rounds` were made. */
+async function makePlan(
+  { config, window }: MechanismContext,
+  loop: Loop,
+  render: Render,
+  ask: (question: string) => Promise<string | null>,
+): Promise<{ rounds: number; ended: string }> {
+  const c = config.planning;
+  const say = (content: string, more: Record<string, unknown> = {}) =>
+    loop.append({ role: "user", content, extra: { mechanism: "planning", ...more } });
+  say(render(c.plan_template, "plan_template"));
+  let rounds = 0;
+  let ended = "max_rounds";
+  while (rounds < c.max_rounds) {
+    rounds++;
+    const reply = await loop.call(window.view(loop.messages), "prose");
+    reply.extra.mechanism = "planning";
+    loop.append(reply);
+    const text = reply.content ?? "";
+    if (text.includes(c.finish_marker)) {
+      ended = "marker";
+      break;
+    }
+    if (rounds >= c.max_rounds) break;
+    const answer = await ask(render(c.question_template, "question_template", { plan: text, round: rounds }));
+    if (answer === null || answer.trim() === "") {
+      ended = answer === null ? "no answer" : "accepted";
+      break;
+    }
+    say(answer, { user_feedback: true });
+  }
+  say(render(c.go_template, "go_template"));
+  return { rounds, ended };
 }
