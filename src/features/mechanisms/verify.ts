@@ -59,13 +59,7 @@ export function verificationGate({ config }: MechanismContext): Mechanism {
         { ...loop.vars(), test_returncode: "", test_output: "", ...vars, refusals },
         "mechanisms.verify.message",
       );
-      const refused: ExecOutput = {
-        output: message,
-        returncode: 1,
-        exception_info: "",
-        extra: { ...output.extra, verification: { refused: true, mode: c.mode, refusals, submission } },
-      };
-      return refused;
+      return refusal(output, message, { refused: true, mode: c.mode, refusals, submission });
     },
     reset() {
       passed = false;
@@ -78,4 +72,9 @@ export function verificationGate({ config }: MechanismContext): Mechanism {
       ...(acceptedUnverified ? { accepted_unverified: true } : {}),
     }),
   };
+}
+
+/** The submitting command's output replaced by the refusal the model sees (its record under `extra.verification`). */
+function refusal(output: ExecOutput, message: string, verification: Record<string, unknown>): ExecOutput {
+  return { output: message, returncode: 1, exception_info: "", extra: { ...output.extra, verification } };
 }
