@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { errorMessage } from "../lib/errors.ts";
 import { ConfigError } from "../core/errors.ts";
 
 /** A parquet value as JSON: 64-bit integers become numbers (strings when too large), dates ISO text. */
@@ -36,7 +37,7 @@ export async function readParquetRecords(path: string): Promise<Record<string, u
   try {
     rows = await parquetReadObjects({ file: bytes.buffer });
   } catch (e) {
-    const message = (e as Error).message;
+    const message = errorMessage(e);
     const hint = /compression|codec/i.test(message)
       ? "; claudius reads uncompressed and snappy parquet: export with to_parquet(..., compression='snappy') " +
         "or to_json(..., lines=True)"

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { errorMessage } from "../lib/errors.ts";
 import { loadYaml } from "../lib/python/yaml.ts";
 import { readUtf8File } from "../lib/text_file.ts";
 import { ConfigError } from "../core/errors.ts";
@@ -38,7 +39,7 @@ export async function loadInstances(path: string, options: LoadOptions = {}): Pr
   try {
     stat = await Deno.stat(path);
   } catch (e) {
-    throw new ConfigError(`Cannot read instances ${path}: ${(e as Error).message}`);
+    throw new ConfigError(`Cannot read instances ${path}: ${errorMessage(e)}`);
   }
   let out: Instance[];
   if (stat.isDirectory) {
@@ -49,7 +50,7 @@ export async function loadInstances(path: string, options: LoadOptions = {}): Pr
     out = rows.map((row, k) => checkRecord(row, `${path}: row ${k + 1}`, taskRequired));
   } else {
     const text = await readUtf8File(path).catch((e) => {
-      throw new ConfigError(`Cannot load instances ${path}: ${(e as Error).message}`);
+      throw new ConfigError(`Cannot load instances ${path}: ${errorMessage(e)}`);
     });
     out = !taskRequired && !/^\s*[[{]/.test(text)
       ? idList(text, path)
@@ -84,7 +85,7 @@ export function parseInstances(text: string, source: string, taskRequired = true
     try {
       data = JSON.parse(text);
     } catch (e) {
-      throw new ConfigError(`Cannot parse instances ${source}: ${(e as Error).message}`);
+      throw new ConfigError(`Cannot parse instances ${source}: ${errorMessage(e)}`);
     }
     if (!Array.isArray(data)) {
       throw new ConfigError(`Cannot parse instances ${source}: expected a JSON array`);
@@ -99,7 +100,7 @@ export function parseInstances(text: string, source: string, taskRequired = true
     try {
       record = JSON.parse(line);
     } catch (e) {
-      throw new ConfigError(`Cannot parse instances ${source}:${k + 1}: ${(e as Error).message}`);
+      throw new ConfigError(`Cannot parse instances ${source}:${k + 1}: ${errorMessage(e)}`);
     }
     out.push(checkRecord(record, `${source}:${k + 1}`, taskRequired));
   }
@@ -195,7 +196,7 @@ async function fromTaskFolders(dir: string): Promise<Instance[]> {
     try {
       data = loadYaml(await readUtf8File(path), path) ?? {};
     } catch (e) {
-      throw new ConfigError(`Cannot load instances ${path}: ${(e as Error).message.split("\n")[0]}`);
+      throw new ConfigError(`Cannot load instances ${path}: ${errorMessage(e).split("\n")[0]}`);
     }
     if (typeof data !== "object" || data === null || Array.isArray(data)) {
       throw new ConfigError(`Cannot load instances ${path}: expected a mapping`);
@@ -218,7 +219,7 @@ async function fromDirectory(dir: string): Promise<Instance[]> {
     try {
       task = await readUtf8File(`${dir}/${name}`);
     } catch (e) {
-      throw new ConfigError(`Cannot read instance ${dir}/${name}: ${(e as Error).message}`);
+      throw new ConfigError(`Cannot read instance ${dir}/${name}: ${errorMessage(e)}`);
     }
     if (task.trim() === "") {
       throw new ConfigError(`Cannot load instance ${dir}/${name}: the task file is empty`);

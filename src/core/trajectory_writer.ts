@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { errorMessage } from "../lib/errors.ts";
 import { ConfigError } from "./errors.ts";
 import type { Json } from "./types.ts";
 import {
@@ -122,7 +123,7 @@ export class TrajectoryWriter {
         ...(opts.exclusive ? { createNew: true } : { create: true }),
       });
     } catch (e) {
-      throw cannot((e as Error).message, e);
+      throw cannot(errorMessage(e), e);
     }
     // A second writer (another run given the same path) would interleave its saves with ours and leave
     // a file neither can read back: one writer per file, held until close (the kernel frees it on death).
@@ -133,7 +134,7 @@ export class TrajectoryWriter {
     if (!opts.exclusive) {
       await this.#file.truncate(0).catch((e) => {
         this.close();
-        throw cannot((e as Error).message, e);
+        throw cannot(errorMessage(e), e);
       });
     }
     try {
@@ -141,7 +142,7 @@ export class TrajectoryWriter {
     } catch (e) {
       this.close();
       await Deno.remove(this.path).catch(() => {});
-      throw cannot((e as Error).message, e);
+      throw cannot(errorMessage(e), e);
     }
   }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorMessage } from "../../lib/errors.ts";
 import { ConfigError } from "../errors.ts";
 import { checkDepth, isTree, mergeTrees, resolveKeys } from "./keys.ts";
 import { loadedSections, type Schema } from "./schema.ts";
@@ -169,7 +170,7 @@ export async function loadSpec(
     );
   }
   const text = await io.readTextFile(path).catch((e) => {
-    throw new ConfigError(`Cannot read config ${path}: ${(e as Error).message}`, { cause: e });
+    throw new ConfigError(`Cannot read config ${path}: ${errorMessage(e)}`, { cause: e });
   });
   let data = parsedBuiltin(text);
   if (data === undefined) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { errorMessage } from "../../lib/errors.ts";
 import { ConfigError } from "../errors.ts";
 import { readUtf8File } from "../../lib/text_file.ts";
 import type { Prices } from "./_cost.ts";
@@ -34,7 +35,7 @@ export async function registryPrices(path: string, from: string, model: string):
     info = await Deno.stat(path);
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) {
-      throw new ConfigError(`Cannot read ${from} '${path}': ${(e as Error).message}`);
+      throw new ConfigError(`Cannot read ${from} '${path}': ${errorMessage(e)}`);
     }
   }
   if (info === undefined || !info.isFile) {
@@ -47,7 +48,7 @@ export async function registryPrices(path: string, from: string, model: string):
   try {
     data = JSON.parse(await readUtf8File(path));
   } catch (e) {
-    throw new ConfigError(`Cannot read ${from} '${path}': ${(e as Error).message}`);
+    throw new ConfigError(`Cannot read ${from} '${path}': ${errorMessage(e)}`);
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new ConfigError(`Cannot use ${from} '${path}': it is not a JSON object of models`);

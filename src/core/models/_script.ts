@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorMessage } from "../../lib/errors.ts";
 import { load } from "js-yaml";
 import type { Json } from "../types.ts";
 
@@ -115,7 +116,7 @@ export function parseScript(data: unknown, source = "script"): ScriptReply[] {
     try {
       return parseEntry(entry);
     } catch (error) {
-      throw new SyntaxError(`Cannot load script ${source}: reply ${index + 1}: ${(error as Error).message}`);
+      throw new SyntaxError(`Cannot load script ${source}: reply ${index + 1}: ${errorMessage(error)}`);
     }
   });
 }

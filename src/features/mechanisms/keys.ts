@@ -6,13 +6,14 @@
  *
  * @module
  */
+import { errorMessage } from "../../lib/errors.ts";
 import { type ConfigOf, defineKeys } from "../../core/config/keys.ts";
 
 function regexCheck(source: string): string | undefined {
   try {
     new RegExp(source, "m");
   } catch (e) {
-    return `is not a valid regular expression: ${(e as Error).message}`;
+    return `is not a valid regular expression: ${errorMessage(e)}`;
   }
 }
 

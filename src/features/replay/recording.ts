@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { errorMessage } from "../../lib/errors.ts";
 import { isTree } from "../../core/config/load.ts";
 import { readTrajectory } from "../../core/trajectory.ts";
 import type { ExecOutput, Json, Message } from "../../core/types.ts";
@@ -115,7 +116,7 @@ function responseOf(m: Message, where: string, cannot: (why: string) => UsageErr
 export async function readRecording(path: string): Promise<Recording> {
   const { data } = await readTrajectory(path).catch((e) => {
     if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot replay ${path}: no such file`);
-    throw new UsageError(`Cannot replay ${path}: ${(e as Error).message} (not a trajectory?)`);
+    throw new UsageError(`Cannot replay ${path}: ${errorMessage(e)} (not a trajectory?)`);
   });
   const messages = data.messages;
   const info: Record<string, unknown> = isTree(data.info) ? data.info : {};

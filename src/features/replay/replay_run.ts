@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { asError, errorMessage } from "../../lib/errors.ts";
 import { DefaultAgent } from "../../core/agent.ts";
 import { DEFAULT_AGENT_KEYS } from "../../core/config/interaction_keys.ts";
 import { resolveKeys } from "../../core/config/keys.ts";
@@ -125,7 +126,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
     if (!(e instanceof ReplayDivergence)) {
       stopped = e instanceof ReplayEnd
         ? e.message
-        : `claudius stopped with ${(e as Error).name}: ${(e as Error).message}`;
+        : `claudius stopped with ${asError(e).name}: ${errorMessage(e)}`;
     }
   }
   const messages = agent?.messages ?? [];
