@@ -155,3 +155,11 @@ Deno.test("renderTemplate() leaves the variables it was given as Python would, m
 Deno.test("renderTemplate() renders many distinct templates with a bounded parse cache", () => {
   for (let i = 0; i < 2000; i++) assertEquals(renderTemplate(`{{ ${i} + 1 }}`, {}), String(i + 1));
 });
+
+Deno.test("renderTemplate() rsplit with maxsplit 0 strips the right end only, as Python's str.rsplit(None, 0)", () => {
+  // The whitespace split from the right read past its words and failed with a TypeError before.
+  assertEquals(
+    renderTemplate("{{ ' a b '.rsplit(None, 0) }}|{{ '  a  b  '.rsplit(maxsplit=0) }}", {}),
+    "[' a b']|['  a  b']",
+  );
+});

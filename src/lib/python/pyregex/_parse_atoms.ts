@@ -34,9 +34,9 @@ const LETTER = /^[A-Za-z]$/;
 const SIMPLE_ESCAPES: ReadonlyMap<string, number> = new Map(
   Object.entries({ a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, "\\": 92 }),
 );
-const CATEGORIES = ["d", "D", "s", "S", "w", "W"] as const;
-type Category = typeof CATEGORIES[number];
-const isCategory = (c: string): c is Category => (CATEGORIES as readonly string[]).includes(c);
+type Category = "d" | "D" | "s" | "S" | "w" | "W";
+const CATEGORIES: ReadonlySet<string> = new Set<Category>(["d", "D", "s", "S", "w", "W"]);
+const isCategory = (c: string): c is Category => CATEGORIES.has(c);
 
 export const isIdentifier = (s: string) => /^[\p{XID_Start}_]\p{XID_Continue}*$/u.test(s);
 const isAlpha = (s: string) => /^\p{L}$/u.test(s);

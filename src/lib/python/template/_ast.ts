@@ -11,6 +11,9 @@ export interface Args {
   dynKwargs: Expr | null;
 }
 
+/** A comparison operator of a chain (`not in` is `notin`). */
+export type CompareOp = "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "notin";
+
 /** An expression. `line` is kept where a message or check needs it. */
 export type Expr =
   | { k: "const"; value: unknown; bad?: string; fresh?: boolean }
@@ -25,7 +28,7 @@ export type Expr =
   | { k: "concat"; items: Expr[] }
   | { k: "and" | "or"; left: Expr; right: Expr }
   | { k: "not" | "neg" | "pos"; node: Expr }
-  | { k: "compare"; first: Expr; ops: { op: string; expr: Expr }[] }
+  | { k: "compare"; first: Expr; ops: { op: CompareOp; expr: Expr }[] }
   | { k: "cond"; test: Expr; then: Expr; else: Expr | null; line: number }
   | { k: "list" | "tuple"; items: Expr[] }
   | { k: "dict"; pairs: [Expr, Expr][] };

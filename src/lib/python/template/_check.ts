@@ -41,7 +41,8 @@ const FOLD = [
 
 function tryConst(e: Expr, f: FrameInfo): { value: unknown } | null {
   try {
-    return { value: evaluate(e, FOLD[(f.autoescape ? 1 : 0) + (f.volatile ? 2 : 0)] as Scope) };
+    const scope = f.volatile ? (f.autoescape ? FOLD[3] : FOLD[2]) : f.autoescape ? FOLD[1] : FOLD[0];
+    return { value: evaluate(e, scope) };
   } catch (err) {
     if (err instanceof Impossible || err instanceof RenderFailure || err instanceof RangeError) return null;
     throw err;
@@ -136,7 +137,7 @@ class Checker {
     const xs = (cs: Expr[]) => cs.map(x);
     const args = (a: Extract<Expr, { k: "call" }>["call"]) => ({
       args: xs(a.args),
-      kwargs: a.kwargs.map(([k, v]) => [k, x(v)] as [string, Expr]),
+      kwargs: a.kwargs.map(([k, v]): [string, Expr] => [k, x(v)]),
       dynArgs: a.dynArgs && x(a.dynArgs),
       dynKwargs: a.dynKwargs && x(a.dynKwargs),
     });
@@ -170,7 +171,7 @@ class Checker {
       case "cond":
         return { ...e, test: x(e.test), then: x(e.then), else: e.else && x(e.else) };
       case "dict":
-        return { ...e, pairs: e.pairs.map(([k, v]) => [x(k), x(v)] as [Expr, Expr]) };
+        return { ...e, pairs: e.pairs.map(([k, v]): [Expr, Expr] => [x(k), x(v)]) };
       default:
         return e;
     }
@@ -200,7 +201,7 @@ class Checker {
   }
 
   body(nodes: Node[], f: FrameInfo): void {
-    for (let i = 0; i < nodes.length; i++) nodes[i] = this.node(nodes[i] as Node, f);
+    nodes.forEach((n, i) => (nodes[i] = this.node(n, f)));
   }
 
   node(n: Node, f: FrameInfo): Node {
@@ -247,7 +248,11 @@ class Checker {
       case "callblock":
         this.signature(n.sig, n.line, inner);
         this.body(n.body, inner);
-        n.call = this.expr(n.call, f) as typeof n.call;
+        {
+          // A call stays a call (folding never makes one a constant it could not evaluate).
+          const call = this.expr(n.call, f);
+          if (call.k === "call") n.call = call;
+        }
         break;
       case "filterblock":
         this.body(n.body, inner);

@@ -20,6 +20,18 @@ export interface Frame {
   depth: number;
 }
 
+/** The render's top-level scope (set as the render begins). */
+export function topScope(frame: Frame): Scope {
+  if (!frame.top) throw new Error("Cannot render: the template's top-level scope is not set");
+  return frame.top;
+}
+
+/** The render a scope belongs to; none while folding constants, which cannot do this then. */
+export function renderFrame(s: Scope): Frame {
+  if (!s.frame) throw new Impossible();
+  return s.frame;
+}
+
 /** Variables of one Jinja2 frame; lookups fall through to the enclosing frame. */
 export class Scope {
   readonly vars: Map<string, unknown> = new Map();
@@ -54,7 +66,7 @@ export class Scope {
     if (v !== undefined && Object.hasOwn(root, name)) return v;
     if (name === "self") {
       const self = frame.self();
-      (frame.top as Scope).vars.set("self", self);
+      topScope(frame).vars.set("self", self);
       return self;
     }
     if (Object.hasOwn(GLOBALS, name)) return GLOBALS[name];

@@ -65,10 +65,10 @@ export function parseIntText(text: string, base: number): number | undefined {
     sign = s[0] === "-" ? -1 : 1;
     s = s.slice(1);
   }
-  const p = /^0([xob])/i.exec(s);
+  const prefix = /^0([xob])/i.exec(s)?.[1]?.toLowerCase();
   if (base === 0) {
-    if (p) {
-      base = PREFIX[(p[1] as string).toLowerCase()] ?? 10;
+    if (prefix !== undefined) {
+      base = PREFIX[prefix] ?? 10;
       s = s.slice(2);
       if (s.startsWith("_")) s = s.slice(1);
     } else {
@@ -76,7 +76,7 @@ export function parseIntText(text: string, base: number): number | undefined {
       if (s.startsWith("0")) return undefined;
       base = 10;
     }
-  } else if (p && PREFIX[(p[1] as string).toLowerCase()] === base) {
+  } else if (prefix !== undefined && PREFIX[prefix] === base) {
     s = s.slice(2);
     if (s.startsWith("_")) s = s.slice(1);
   }

@@ -4,7 +4,7 @@
  * are Impossible there, as in Jinja2's optimizer.
  * @module
  */
-import type { Args, Expr, Target } from "./_ast.ts";
+import type { Args, CompareOp, Expr, Target } from "./_ast.ts";
 import { binop, unary } from "./_arith.ts";
 import { envGetattr, envGetitem, sliceOf } from "./_attrs.ts";
 import { softStr } from "./_builtin.ts";
@@ -14,7 +14,7 @@ import { fail, Impossible, RenderFailure } from "./_error.ts";
 import { pyStr } from "./_format.ts";
 import { markupEscape } from "./_markup.ts";
 import { Namespace } from "./_objects.ts";
-import { type CmpOp, iterate, pyCompare, pyEq, pyIn, toList, truthy } from "./_ops.ts";
+import { iterate, pyCompare, pyEq, pyIn, toList, truthy } from "./_ops.ts";
 import { applyBuiltin, ESCAPING_ENV, FILTERS, PLAIN_ENV, TESTS } from "./_registry.ts";
 import { isIndex, isStr, Markup, num, PyFunction, PyTuple, strOf, typeName, Undefined } from "./_values.ts";
 
@@ -91,7 +91,7 @@ function concat(items: Expr[], s: Scope): unknown {
   return new Markup(strs.map(markupEscape).join(""));
 }
 
-function compare(op: string, a: unknown, b: unknown): boolean {
+function compare(op: CompareOp, a: unknown, b: unknown): boolean {
   switch (op) {
     case "==":
       return pyEq(a, b);
@@ -102,7 +102,7 @@ function compare(op: string, a: unknown, b: unknown): boolean {
     case "notin":
       return !pyIn(a, b);
     default:
-      return pyCompare(op as CmpOp, a, b);
+      return pyCompare(op, a, b);
   }
 }
 

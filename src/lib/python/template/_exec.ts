@@ -4,7 +4,7 @@
  * @module
  */
 import type { Expr, Node, Template } from "./_ast.ts";
-import { type Frame, Scope } from "./_context.ts";
+import { type Frame, renderFrame, Scope, topScope } from "./_context.ts";
 import { fail } from "./_error.ts";
 import { applyFilterChain, assign, evalArgs, evaluate } from "./_eval.ts";
 import { pyStr } from "./_format.ts";
@@ -126,7 +126,7 @@ function include(t: unknown): void {
 function execFor(node: Extract<Node, { k: "for" }>, s: Scope, out: string[]): void {
   const run = (iterable: unknown, depth0: number, into: string[]) => {
     let it = iterate(iterable);
-    if (node.filter) it = filtered(it, node, s);
+    if (node.filter) it = filtered(it, node, node.filter, s);
     const loop = node.usesLoop || node.recursive
       ? new LoopContext(it, node.filter ? null : iterable, node.recursive ? recurse : null, depth0)
       : null;
@@ -150,8 +150,12 @@ function execFor(node: Extract<Node, { k: "for" }>, s: Scope, out: string[]): vo
   run(evaluate(node.iter, s), 0, out);
 }
 
-function* filtered(it: Iterator<unknown>, node: Extract<Node, { k: "for" }>, s: Scope): Generator<unknown> {
-  const test = node.filter as Expr;
+function* filtered(
+  it: Iterator<unknown>,
+  node: Extract<Node, { k: "for" }>,
+  test: Expr,
+  s: Scope,
+): Generator<unknown> {
   for (let r = it.next(); !r.done; r = it.next()) {
     const inner = s.child();
     assign(node.target, r.value, inner);
@@ -165,17 +169,17 @@ function makeMacro(
   body: Node[],
   s: Scope,
 ): Macro {
-  const frame = s.frame as Frame;
+  const frame = renderFrame(s);
   return new Macro(
     { name, params: sig.params, caller: sig.caller, kwargs: sig.kwargs, varargs: sig.varargs },
     (bound) => {
       const inner = s.child();
       const firstDefault = sig.params.length - sig.defaults.length;
       sig.params.forEach((p, i) => {
+        const fallback = i >= firstDefault ? sig.defaults[i - firstDefault] : undefined;
         if (bound.has(p)) inner.vars.set(p, bound.get(p));
-        else if (i >= firstDefault) {
-          inner.vars.set(p, evaluate(sig.defaults[i - firstDefault] as Expr, inner));
-        } else inner.vars.set(p, new Undefined(`parameter '${p}' was not provided`));
+        else if (fallback) inner.vars.set(p, evaluate(fallback, inner));
+        else inner.vars.set(p, new Undefined(`parameter '${p}' was not provided`));
       });
       for (const special of ["caller", "kwargs", "varargs"]) {
         if (bound.has(special)) {
@@ -206,7 +210,7 @@ function callWithCaller(node: Extract<Node, { k: "callblock" }>, s: Scope): unkn
 }
 
 function renderBlock(node: Extract<Node, { k: "block" }>, scope: Scope | null, s: Scope): string {
-  const frame = s.frame as Frame;
+  const frame = renderFrame(s);
   if (node.required) fail("TemplateRuntimeError", `Required block '${node.name}' not found`);
   const inner = new Scope(scope ?? frame.top ?? s, frame, false);
   inner.vars.set("super", new Undefined(`there is no parent block called '${node.name}'.`));
@@ -226,7 +230,7 @@ class TemplateReference extends PyObject {
     const block = this.frame.template.blocks.get(name);
     if (!block) return undefined;
     return new PyFunction(name, (_a, _k, site: CallSite) => {
-      const t = renderBlock(block, null, this.frame.top as Scope);
+      const t = renderBlock(block, null, topScope(this.frame));
       return site.autoescape ? new Markup(t) : t;
     });
   }

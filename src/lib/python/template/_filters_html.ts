@@ -38,7 +38,7 @@ export function urlQuote(v: unknown, forQs = false): string {
 function urlencode(value: unknown): string {
   if (value instanceof Undefined) return value.raise();
   if (isStr(value) || !isIterable(value)) return urlQuote(value);
-  const pairs = isDict(value) ? dictEntries(value) : toList(value).map((p) => {
+  const pairs = isDict(value) ? dictEntries(value) : toList(value).map((p): [unknown, unknown] => {
     const kv = seqItems(p) ?? toList(p);
     if (kv.length !== 2) {
       fail(
@@ -48,7 +48,7 @@ function urlencode(value: unknown): string {
         })`,
       );
     }
-    return [kv[0], kv[1]] as [unknown, unknown];
+    return [kv[0], kv[1]];
   });
   return pairs.map(([k, v]) => `${urlQuote(k, true)}=${urlQuote(v, true)}`).join("&");
 }
@@ -118,4 +118,6 @@ export const HTML_FILTERS: [string, Builtin][] = [
   ["tojson", f(py("do_tojson", ["value", ["indent", null]], EVAL), (_e, [v, i]) => toJson(v, i))],
   ["pprint", f(py("do_pprint", ["value"]), (_e, [v]) => pformat(v))],
 ];
-HTML_FILTERS.push(["e", HTML_FILTERS[0]?.[1] as Builtin]);
+const escapeFilter = HTML_FILTERS.find(([name]) => name === "escape")?.[1];
+if (!escapeFilter) throw new Error("Cannot alias the escape filter: it is not defined");
+HTML_FILTERS.push(["e", escapeFilter]);

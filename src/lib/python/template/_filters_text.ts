@@ -126,9 +126,9 @@ function filesize(value: unknown, binary: unknown): string {
   if (bytes === 1) return "1 Byte";
   if (bytes < base) return `${pyStr(doInt(bytes, 0, 10))} Bytes`;
   let unit = 0, prefix = "";
-  for (let i = 0; i < prefixes.length; i++) {
+  for (const [i, p] of prefixes.entries()) {
     unit = Number(BigInt(base) ** BigInt(i + 2));
-    prefix = prefixes[i] as string;
+    prefix = p;
     if (bytes < unit) break;
   }
   return `${formatFloatAs((base * bytes) / unit, "f", 1)} ${prefix}`;

@@ -69,7 +69,7 @@ function paragraph(min: number, max: number): string {
   const n = hiGuard(min, max);
   for (let idx = 0; idx < n; idx++) {
     let word: string;
-    do word = WORDS[Math.floor(Math.random() * WORDS.length)] as string; while (word === last);
+    do word = WORDS[Math.floor(Math.random() * WORDS.length)] ?? ""; while (word === last);
     last = word;
     if (capitalize) {
       word = pyCapitalize(word);

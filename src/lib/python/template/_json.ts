@@ -22,7 +22,7 @@ const SHORT: Record<string, string> = {
 function jsonStr(s: string): string {
   let out = '"';
   for (let i = 0; i < s.length; i++) {
-    const ch = s[i] as string;
+    const ch = s.charAt(i);
     const c = s.charCodeAt(i);
     const short = SHORT[ch];
     if (short !== undefined) out += short;
@@ -59,8 +59,9 @@ class Encoder {
     if (v instanceof PyFloat) return jsonFloat(v.value);
     const items = seqItems(v);
     if (items) {
+      // The items (a tuple's own list) stand for the container in the cycle check.
       return this.#container(
-        v as object,
+        items,
         "[",
         "]",
         items.map((x) => (lvl: number) => this.encode(x, lvl)),

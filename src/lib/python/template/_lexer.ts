@@ -75,7 +75,9 @@ export class Lexer {
   /** Token `i`; past the end, the `eof` token. Throws SyntaxFailure when lexing fails there. */
   token(i: number): Token {
     while (this.#tokens.length <= i && !this.#done) this.#step();
-    return this.#tokens[Math.min(i, this.#tokens.length - 1)] as Token;
+    const token = this.#tokens[Math.min(i, this.#tokens.length - 1)];
+    if (!token) throw new Error("Cannot lex the template: it has no end token");
+    return token;
   }
 
   /** 1-based line of offset `pos` (offsets are asked for in increasing order). */

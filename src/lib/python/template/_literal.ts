@@ -38,7 +38,7 @@ export function unescapeLiteral(raw: string): Decoded {
   if (!raw.includes("\\")) return { value: raw };
   let out = "";
   for (let i = 0; i < raw.length;) {
-    const ch = raw[i] as string;
+    const ch = raw.charAt(i);
     if (ch !== "\\") {
       out += ch;
       i++;

@@ -4,11 +4,12 @@
  * postfix/filter/test). `_parser.ts` adds the statements.
  * @module
  */
-import type { Args, Expr, Target } from "./_ast.ts";
+import type { Args, CompareOp, Expr, Target } from "./_ast.ts";
 import { describe, TokenCursor } from "./_cursor.ts";
 import { float } from "./_values.ts";
 
-const COMPARE_OPS = new Set(["==", "!=", "<", "<=", ">", ">="]);
+const SYMBOL_OPS: ReadonlySet<string> = new Set<CompareOp>(["==", "!=", "<", "<=", ">", ">="]);
+const isSymbolOp = (v: string): v is CompareOp => SYMBOL_OPS.has(v);
 const CONSTANTS: Record<string, unknown> = {
   true: true,
   false: false,
@@ -44,8 +45,9 @@ export class ExprParser extends TokenCursor {
       if (this.isOp(",")) isTuple = true;
       else break;
     }
+    const [first] = items;
     if (!isTuple) {
-      if (items.length) return items[0] as Target;
+      if (first) return first;
       this.fail(`Expected an expression, got '${describe(this.cur)}'`);
     }
     return { k: "tuple", items };
@@ -77,8 +79,9 @@ export class ExprParser extends TokenCursor {
       if (this.isOp(",")) isTuple = true;
       else break;
     }
+    const [first] = items;
     if (!isTuple) {
-      if (items.length) return items[0] as Expr;
+      if (first) return first;
       if (!explicitParens) this.fail(`Expected an expression, got '${describe(this.cur)}'`);
     }
     return { k: "tuple", items };
@@ -119,12 +122,13 @@ export class ExprParser extends TokenCursor {
 
   protected parseCompare(): Expr {
     const first = this.parseMath1();
-    const ops: { op: string; expr: Expr }[] = [];
+    const ops: { op: CompareOp; expr: Expr }[] = [];
     for (;;) {
       const t = this.cur;
-      if (t.type === "op" && COMPARE_OPS.has(String(t.value))) {
+      const op = String(t.value);
+      if (t.type === "op" && isSymbolOp(op)) {
         this.next();
-        ops.push({ op: String(t.value), expr: this.parseMath1() });
+        ops.push({ op, expr: this.parseMath1() });
       } else if (this.skip("name", "in")) {
         ops.push({ op: "in", expr: this.parseMath1() });
       } else if (this.is("name", "not") && this.peek().type === "name" && this.peek().value === "in") {
@@ -146,9 +150,11 @@ export class ExprParser extends TokenCursor {
   }
 
   protected parseConcat(): Expr {
-    const items = [this.parseMath2()];
+    const first = this.parseMath2();
+    if (!this.skip("op", "~")) return first;
+    const items = [first, this.parseMath2()];
     while (this.skip("op", "~")) items.push(this.parseMath2());
-    return items.length === 1 ? items[0] as Expr : { k: "concat", items };
+    return { k: "concat", items };
   }
 
   protected parseMath2(): Expr {
@@ -244,7 +250,7 @@ export class ExprParser extends TokenCursor {
     return {
       k: "getitem",
       obj: node,
-      arg: args.length === 1 ? args[0] as Expr : { k: "tuple", items: args },
+      arg: args.length === 1 && args[0] ? args[0] : { k: "tuple", items: args },
     };
   }
 

@@ -15,7 +15,9 @@ import { isStr, strOf, Undefined } from "./_values.ts";
 
 /** The filters by name. */
 export const FILTERS: Map<string, Builtin> = new Map([...TEXT_FILTERS, ...SEQ_FILTERS, ...HTML_FILTERS]);
-FILTERS.set("d", FILTERS.get("default") as Builtin);
+const defaultFilter = FILTERS.get("default");
+if (!defaultFilter) throw new Error("Cannot alias the default filter: it is not defined");
+FILTERS.set("d", defaultFilter);
 
 export { TESTS };
 

@@ -20,7 +20,7 @@ function countRun(keys: unknown[], lo: number, hi: number): [number, boolean] {
 }
 
 function reverseRange<T>(a: T[], lo: number, hi: number): void {
-  for (let i = lo, j = hi - 1; i < j; i++, j--) [a[i], a[j]] = [a[j] as T, a[i] as T];
+  a.slice(lo, hi).reverse().forEach((x, k) => (a[lo + k] = x));
 }
 
 function binaryInsertion(keys: unknown[], vals: unknown[], start: number): void {
@@ -52,12 +52,11 @@ export function pySorted<T>(items: readonly T[], key?: (x: T) => unknown, revers
       reverseRange(keys, 0, run);
       reverseRange(vals, 0, run);
     }
-    binaryInsertion(keys, vals as unknown[], run);
+    binaryInsertion(keys, vals, run);
   } else {
-    const order = keys.map((k, i) => [k, i] as const);
-    order.sort((a, b) => (lt(a[0], b[0]) ? -1 : lt(b[0], a[0]) ? 1 : a[1] - b[1]));
-    const sorted = order.map(([, i]) => vals[i] as T);
-    for (let i = 0; i < n; i++) vals[i] = sorted[i] as T;
+    const order = vals.map((v, i) => ({ k: keys[i], i, v }));
+    order.sort((a, b) => (lt(a.k, b.k) ? -1 : lt(b.k, a.k) ? 1 : a.i - b.i));
+    order.forEach((o, i) => (vals[i] = o.v));
   }
   if (reverse) vals.reverse();
   return vals;

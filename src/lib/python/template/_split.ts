@@ -20,11 +20,11 @@ function splitWhitespace(s: string, maxsplit: number, fromRight: boolean): strin
   if (maxsplit < 0 || words.length <= maxsplit) return words.map(([a, b]) => s.slice(a, b));
   if (fromRight) {
     const keep = words.slice(words.length - maxsplit);
-    const head = s.slice(0, (keep[0] as [number, number])[0]).replace(TRAILING, "");
+    const head = s.slice(0, keep[0]?.[0] ?? s.length).replace(TRAILING, "");
     return [head, ...keep.map(([a, b]) => s.slice(a, b))];
   }
   const keep = words.slice(0, maxsplit);
-  const tail = s.slice((words[maxsplit] as [number, number])[0]);
+  const tail = s.slice(words[maxsplit]?.[0] ?? s.length);
   return [...keep.map(([a, b]) => s.slice(a, b)), tail];
 }
 

@@ -83,8 +83,8 @@ function affix(s: string, arg: unknown, start: unknown, end: unknown, suffix: bo
   if (start !== null && isIndex(start) && num(start) > len) return false;
   const [a, b] = bounds(len, start, end);
   const part = a > b ? "" : cpSlice(s, a, b, 1);
-  const test = (x: unknown) => {
-    const t = strOf(x as string);
+  const test = (x: string | Markup) => {
+    const t = strOf(x);
     return a > b ? false : suffix ? part.endsWith(t) : part.startsWith(t);
   };
   if (isStr(arg)) return test(arg);

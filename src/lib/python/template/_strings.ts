@@ -151,7 +151,7 @@ export function pyLstrip(s: string, chars: string | null = null): string {
   const set = new Set(codePoints(chars));
   const cps = codePoints(s);
   let a = 0;
-  while (a < cps.length && set.has(cps[a] as string)) a++;
+  while (a < cps.length && set.has(cps[a] ?? "")) a++;
   return cps.slice(a).join("");
 }
 
@@ -161,7 +161,7 @@ export function pyRstrip(s: string, chars: string | null = null): string {
   const set = new Set(codePoints(chars));
   const cps = codePoints(s);
   let z = cps.length;
-  while (z > 0 && set.has(cps[z - 1] as string)) z--;
+  while (z > 0 && set.has(cps[z - 1] ?? "")) z--;
   return cps.slice(0, z).join("");
 }
 

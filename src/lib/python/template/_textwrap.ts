@@ -22,25 +22,29 @@ const WORDSEP_SIMPLE = new RegExp(`(${WS}+)`, "u");
 
 const blank = (s: string) => pyStrip(s) === "";
 
+/** The last chunk (`chunk`) is longer than a line: break it, or give it a line of its own. */
 function handleLongWord(
   chunks: string[],
+  chunk: string,
   line: string[],
   curLen: number,
-  width: number,
-  breakLong: boolean,
-  hyphens: boolean,
+  options: { width: number; breakLong: boolean; hyphens: boolean },
 ): void {
+  const { width, breakLong, hyphens } = options;
   const spaceLeft = width < 1 ? 1 : width - curLen;
   if (breakLong) {
-    const chunk = codePoints(chunks[chunks.length - 1] as string);
+    const cps = codePoints(chunk);
     let end = spaceLeft;
-    if (hyphens && chunk.length > spaceLeft) {
-      const hyphen = chunk.slice(0, spaceLeft).lastIndexOf("-");
-      if (hyphen > 0 && chunk.slice(0, hyphen).some((c) => c !== "-")) end = hyphen + 1;
+    if (hyphens && cps.length > spaceLeft) {
+      const hyphen = cps.slice(0, spaceLeft).lastIndexOf("-");
+      if (hyphen > 0 && cps.slice(0, hyphen).some((c) => c !== "-")) end = hyphen + 1;
     }
-    line.push(chunk.slice(0, end).join(""));
-    chunks[chunks.length - 1] = chunk.slice(end).join("");
-  } else if (line.length === 0) line.push(chunks.pop() as string);
+    line.push(cps.slice(0, end).join(""));
+    chunks[chunks.length - 1] = cps.slice(end).join("");
+  } else if (line.length === 0) {
+    line.push(chunk);
+    chunks.pop();
+  }
 }
 
 /** Python `textwrap.wrap(text, width, expand_tabs=False, replace_whitespace=False, ...)`. */
@@ -51,17 +55,21 @@ export function wrapText(text: string, width: number, breakLong: boolean, hyphen
   while (chunks.length) {
     const line: string[] = [];
     let curLen = 0;
-    if (lines.length && blank(chunks[chunks.length - 1] as string)) chunks.pop();
-    while (chunks.length) {
-      const l = cpLength(chunks[chunks.length - 1] as string);
+    const first = chunks.at(-1);
+    if (lines.length && first !== undefined && blank(first)) chunks.pop();
+    for (let next = chunks.at(-1); next !== undefined; next = chunks.at(-1)) {
+      const l = cpLength(next);
       if (curLen + l > width) break;
-      line.push(chunks.pop() as string);
+      line.push(next);
+      chunks.pop();
       curLen += l;
     }
-    if (chunks.length && cpLength(chunks[chunks.length - 1] as string) > width) {
-      handleLongWord(chunks, line, curLen, width, breakLong, hyphens);
+    const long = chunks.at(-1);
+    if (long !== undefined && cpLength(long) > width) {
+      handleLongWord(chunks, long, line, curLen, { width, breakLong, hyphens });
     }
-    if (line.length && blank(line[line.length - 1] as string)) line.pop();
+    const last = line.at(-1);
+    if (last !== undefined && blank(last)) line.pop();
     if (line.length) lines.push(line.join(""));
   }
   return lines;

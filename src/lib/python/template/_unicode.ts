@@ -78,9 +78,9 @@ export function pyTitle(s: string): string {
 
 /** Python `str.capitalize()`: first character title-cased, the rest lower-cased. */
 export function pyCapitalize(s: string): string {
-  const cps = codePoints(s);
-  if (cps.length === 0) return "";
-  return titleChar(cps[0] as string) + cps.slice(1).join("").toLowerCase();
+  const [first, ...rest] = codePoints(s);
+  if (first === undefined) return "";
+  return titleChar(first) + rest.join("").toLowerCase();
 }
 
 /** Python `str.casefold()` (upper then lower: full folding for the common cases). */
