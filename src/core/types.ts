@@ -28,7 +28,8 @@ export type Role = "system" | "user" | "assistant" | "tool" | "exit";
  */
 export interface WireMessage {
   role: Role;
-  content: string | null;
+  /** Text, or parts (multimodal content, a cache marker on a text part). */
+  content: string | null | ContentPart[];
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   [key: string]: unknown;
@@ -105,7 +106,15 @@ export interface UserMessage extends WireMessage {
 /** The model's reply, as the provider returned it, plus what claudius parsed from it. */
 export interface AssistantMessage extends WireMessage {
   role: "assistant";
+  /** The reply's text (a reply is never in parts). */
+  content: string | null;
   extra: AssistantExtra;
+}
+/** A model's reply as parsed from the wire, before claudius adds its `extra`. */
+export interface ReplyMessage extends WireMessage {
+  role: "assistant";
+  /** The reply's text (text parts joined). */
+  content: string | null;
 }
 /** An observation of one tool call. */
 export interface ToolMessage extends WireMessage {
@@ -196,7 +205,7 @@ export interface EngineFault {
 /** One chat completion, parsed once at the client boundary into our own shape. */
 export interface Completion {
   /** The assistant message exactly as the provider returned it (role, content, tool_calls, ...). */
-  message: WireMessage;
+  message: ReplyMessage;
   finish_reason: string | null;
   /** Cost of this call in dollars (provider-reported, else computed from configured prices, else 0). */
   cost: number;
@@ -351,3 +360,6 @@ export type StreamEvent = { type: "start" } | { type: "text"; text: string };
 
 /** Receives {@link StreamEvent}s (the interactive screen). */
 export type StreamSink = (event: StreamEvent) => void;
+
+/** One part of a multi-part content (`{type: "text", text}`, an image, with a cache marker...). */
+export type ContentPart = { [key: string]: Json };

@@ -107,6 +107,6 @@ export function requestMessages(client: ScriptedClient): WireMessage[][] {
 }
 
 /** Role and content of each message (for compact comparisons). */
-export function brief(messages: (Message | WireMessage)[]): [string, string | null][] {
+export function brief(messages: (Message | WireMessage)[]): [string, WireMessage["content"]][] {
   return messages.map((m) => [m.role, m.content]);
 }

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Json, ToolCall, WireMessage } from "../types.ts";
+import type { Json, ReplyMessage, ToolCall } from "../types.ts";
 import {
   isObject,
   MalformedBodyError,
@@ -103,7 +103,7 @@ export function parseAnthropicBody(body: string | Json, now = Math.floor(Date.no
 }
 
 /** The blocks as litellm's `Message`: text joined, calls as OpenAI tool calls, thinking kept. */
-function assistantMessage(blocks: Obj[]): WireMessage {
+function assistantMessage(blocks: Obj[]): ReplyMessage {
   let text = "";
   const calls: ToolCall[] = [];
   const thinking: Obj[] = [];
@@ -121,7 +121,7 @@ function assistantMessage(blocks: Obj[]): WireMessage {
     } else if (block.type === "thinking" || block.type === "redacted_thinking") thinking.push(block);
   });
   // litellm's dump has `tool_calls: null` without calls; it is left out, as the chat client leaves it out.
-  const message: WireMessage = { content: text === "" ? null : text, role: "assistant" };
+  const message: ReplyMessage = { content: text === "" ? null : text, role: "assistant" };
   if (calls.length > 0) message.tool_calls = calls;
   message.function_call = null;
   if (thinking.length > 0) {

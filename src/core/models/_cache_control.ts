@@ -6,7 +6,7 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-import type { WireMessage } from "../types.ts";
+import type { ContentPart, WireMessage } from "../types.ts";
 
 /** The one marker value. */
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -42,12 +42,12 @@ export function withoutMarker(message: WireMessage): WireMessage {
   let out = message;
   if ("cache_control" in out) {
     const { cache_control: _, ...rest } = out;
-    out = rest as WireMessage;
+    out = rest;
   }
-  const parts: unknown = out.content;
-  if (Array.isArray(parts) && parts.length === 1 && isPart(parts[0]) && "cache_control" in parts[0]) {
+  const parts = out.content;
+  if (Array.isArray(parts) && parts.length === 1 && parts[0] && "cache_control" in parts[0]) {
     const { cache_control: _, ...part } = parts[0];
-    out = { ...out, content: [part] as unknown as string };
+    out = { ...out, content: [part] };
   }
   return out;
 }
@@ -67,22 +67,13 @@ export function markLast(message: WireMessage): WireMessage {
   if (message.content === null || message.content === undefined) {
     return { ...message, cache_control: { ...EPHEMERAL } };
   }
-  const parts: unknown = message.content;
-  let first: Record<string, unknown>;
-  let rest: unknown[] = [];
-  if (Array.isArray(parts)) {
-    [first = {}, ...rest] = parts as Record<string, unknown>[];
-    first = { ...first, cache_control: { ...EPHEMERAL } };
-  } else {
-    first = { type: "text", text: message.content, cache_control: { ...EPHEMERAL } };
-  }
+  const [head = {}, ...rest]: ContentPart[] = Array.isArray(message.content)
+    ? message.content
+    : [{ type: "text", text: message.content }];
+  const first: ContentPart = { ...head, cache_control: { ...EPHEMERAL } };
   if (message.role === "tool") {
     const { cache_control: _, ...bare } = first;
-    return { ...message, content: [bare, ...rest] as unknown as string, cache_control: { ...EPHEMERAL } };
+    return { ...message, content: [bare, ...rest], cache_control: { ...EPHEMERAL } };
   }
-  return { ...message, content: [first, ...rest] as unknown as string };
-}
-
-function isPart(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return { ...message, content: [first, ...rest] };
 }

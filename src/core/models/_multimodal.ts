@@ -50,7 +50,7 @@ export function compileMultimodalRegex(pattern: string, re: typeof PyRegexModule
 }
 
 /** A text split into parts at each match (upstream's `_expand_content_string`). */
-function expandText(text: string, regex: PyRegex): ContentPart[] {
+export function expandText(text: string, regex: PyRegex): ContentPart[] {
   const matches = regex.finditer(text);
   if (matches.length === 0) return [{ type: "text", text }];
   const parts: ContentPart[] = [];

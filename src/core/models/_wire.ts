@@ -4,12 +4,12 @@
  * @module
  */
 import { parsePythonJson } from "../../lib/python/pyjson.ts";
-import type { Json, ToolCall, WireMessage } from "../types.ts";
+import type { Json, ReplyMessage, ToolCall } from "../types.ts";
 
 /** A chat-completion body, checked and split into the parts the clients need. */
 export interface ParsedBody {
   /** The assistant message as returned (every provider field kept), its shape normalised. */
-  message: WireMessage;
+  message: ReplyMessage;
   finish_reason: string | null;
   /** `usage` from the body, if it was a mapping. */
   usage: { [key: string]: Json } | undefined;
@@ -92,7 +92,7 @@ export function parseCompletionBody(body: string | Json): ParsedBody {
   if (content === undefined) {
     return served("The response's message content is neither text nor a list of text parts.");
   }
-  const message: WireMessage = { ...rest, role: "assistant", content };
+  const message: ReplyMessage = { ...rest, role: "assistant", content };
   if (rawCalls !== undefined && rawCalls !== null) {
     if (!Array.isArray(rawCalls)) return served("The response's tool_calls is not a list.");
     const calls: ToolCall[] = [];

@@ -11,7 +11,7 @@ import { parsePythonJson, pythonJsonError, stringifyPythonJson } from "../../lib
 import { pyStrip } from "../../lib/python/pyrepr.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { markLast, withoutMarker } from "./_cache_control.ts";
-import { expandMultimodal } from "./_multimodal.ts";
+import { expandText } from "./_multimodal.ts";
 import type {
   Action,
   AssistantMessage,
@@ -198,7 +198,7 @@ export class ChatModel implements Model {
   /** The system and first user message: upstream's `format_message`, content expanded when multimodal. */
   formatMessage(role: "system" | "user", content: string): Message {
     if (this.#multimodal === undefined) return { role, content };
-    return { role, content: expandMultimodal(content, this.#multimodal) as string };
+    return { role, content: expandText(content, this.#multimodal) };
   }
 
   /** Config fields exposed to templates. */
@@ -326,7 +326,7 @@ export class ChatModel implements Model {
       };
       const id = actions[i]?.tool_call_id;
       // Upstream expands observations too: a command that prints tagged content shows an image.
-      const shown = (this.#multimodal ? expandMultimodal(content, this.#multimodal) : content) as string;
+      const shown = this.#multimodal ? expandText(content, this.#multimodal) : content;
       return this.#format === "toolcall" && id !== undefined
         ? { content: shown, extra, tool_call_id: id, role: "tool" as const }
         : { role: "user" as const, content: shown, extra };

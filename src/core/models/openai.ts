@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { InputItem } from "./responses.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
@@ -165,7 +166,7 @@ export class OpenAIClient implements ChatClient {
    * @throws {ConfigError} when the call's cost is unknown and a cost limit is set
    */
   async respond(
-    request: { input: readonly Json[]; tools: Json[] },
+    request: { input: readonly InputItem[]; tools: Json[] },
     signal?: AbortSignal,
   ): Promise<ParsedResponse & { cost: number }> {
     const payload = {
@@ -174,7 +175,7 @@ export class OpenAIClient implements ChatClient {
       tools: request.tools,
       ...this.#responseKwargs,
     };
-    const body = this.#bodies.serialise(payload, request.input as object[], "input");
+    const body = this.#bodies.serialise(payload, request.input, "input");
     const url = this.#responsesUrl;
     const parse = (text: string | Json) =>
       parseResponsesBody(typeof text === "string" ? text : JSON.stringify(text));

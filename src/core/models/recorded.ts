@@ -6,7 +6,7 @@
  * @module
  */
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
-import type { ResponsesClient } from "./responses.ts";
+import type { InputItem, ResponsesClient } from "./responses.ts";
 import { parseCompletionBody, type ParsedResponse, parseResponsesBody } from "./_wire.ts";
 
 /** One recorded call: the response as the trajectory keeps it, and its cost in dollars. */
@@ -71,7 +71,7 @@ export class RecordedResponsesClient implements ResponsesClient {
    * @throws what `next` throws, and `MalformedBodyError` for a recorded body that is no response
    */
   respond(
-    _request: { input: readonly Json[]; tools: Json[] },
+    _request: { input: readonly InputItem[]; tools: Json[] },
     signal?: AbortSignal,
   ): Promise<ParsedResponse & { cost: number }> {
     try {

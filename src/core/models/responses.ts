@@ -22,7 +22,7 @@ import type {
   Vars,
 } from "../types.ts";
 import type { ParsedResponse } from "./_wire.ts";
-import { expandMultimodal } from "./_multimodal.ts";
+import { expandText } from "./_multimodal.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
@@ -31,7 +31,7 @@ export const BASH_TOOL_RESPONSE: Json = { type: "function", ...BASH_FUNCTION };
 /** The transport: one stateless Responses API call (the HTTP client implements it). */
 export interface ResponsesClient {
   respond(
-    request: { input: readonly Json[]; tools: Json[] },
+    request: { input: readonly InputItem[]; tools: Json[] },
     signal?: AbortSignal,
   ): Promise<ParsedResponse & { cost: number }>;
 }
@@ -39,7 +39,8 @@ export interface ResponsesClient {
 /** How the first messages look: litellm's plain `{role, content}`, or OpenRouter's typed message. */
 export type MessageStyle = "plain" | "typed";
 
-type Item = { [key: string]: Json };
+/** One input item of a request (a message, or an earlier response's output item), sent as JSON. */
+export type InputItem = Readonly<Record<string, unknown>>;
 
 /*
  * Upstream stores Responses API messages in their own shapes: the assistant message is the response
@@ -57,7 +58,7 @@ export class ResponsesModel implements Model {
   readonly #formatErrorTemplate: string;
   readonly #observationTemplate: string;
   /** Each message's input items, made once per message (messages never change once appended). */
-  readonly #items = new WeakMap<Message, Item[]>();
+  readonly #items = new WeakMap<Message, InputItem[]>();
   /** `multimodal_regex` compiled, when set (litellm's class expands its first messages only). */
   readonly #multimodal: PyRegex | undefined;
 
@@ -98,10 +99,10 @@ export class ResponsesModel implements Model {
    */
   formatMessage(role: "system" | "user", content: string): Message {
     if (this.#style === "plain") {
-      const shown = this.#multimodal ? expandMultimodal(content, this.#multimodal) as string : content;
+      const shown = this.#multimodal ? expandText(content, this.#multimodal) : content;
       return role === "system" ? { role, content: shown } : { role, content: shown };
     }
-    return { type: "message", role, content: [{ type: "input_text", text: content }] } as unknown as Message;
+    return { type: "message", role, content: [{ type: "input_text", text: content }] };
   }
 
   /**
@@ -133,7 +134,7 @@ export class ResponsesModel implements Model {
         role: "user",
         content: [{ type: "input_text", text }],
         extra: { interrupt_type: "FormatError", cost: r.cost, response: r.body },
-      } as unknown as Message);
+      });
     };
     const calls = r.output.filter((item) => item.type === "function_call");
     if (calls.length === 0) {
@@ -176,16 +177,18 @@ export class ResponsesModel implements Model {
 }
 
 /** A message as input items: a stored response becomes its output items; others lose `extra`. */
-function inputItems(message: Message): Item[] {
-  const strip = (item: Item): Item => {
+function inputItems(message: Message): InputItem[] {
+  const strip = (item: InputItem): InputItem => {
     const { extra: _, ...rest } = item;
     return rest;
   };
-  if ((message as Item).object === "response") {
-    const output = (message as Item).output;
+  if (message.object === "response") {
+    const output = message.output;
     return Array.isArray(output)
-      ? output.filter((o): o is Item => typeof o === "object" && o !== null && !Array.isArray(o)).map(strip)
+      ? output.filter((o): o is InputItem => typeof o === "object" && o !== null && !Array.isArray(o)).map(
+        strip,
+      )
       : [];
   }
-  return [strip(message as unknown as Item)];
+  return [strip(message)];
 }

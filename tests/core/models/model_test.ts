@@ -15,7 +15,8 @@ async function actions(model: ChatModel): Promise<string[] | string> {
     const m = await model.query([{ role: "user", content: "go" }]);
     return (m.extra!.actions as { command: string }[]).map((a) => a.command);
   } catch (e) {
-    if (e instanceof FormatError) return e.messages[0]!.content!;
+    const content = e instanceof FormatError ? e.messages[0]?.content : undefined;
+    if (typeof content === "string") return content;
     throw e;
   }
 }

@@ -31,17 +31,20 @@ Deno.test("planning: a routing side call, then plan rounds with the user until t
     "1. Write the code.\n2. Add tests.\n\nAccept this plan? Press Enter to accept it, or type what to change:",
   ]);
   // The loop's first request: the task, the planning conversation, no routing.
-  assertEquals(brief(requests[4]!).map(([role, content]) => `${role}: ${content?.split("\n")[0]}`), [
-    "system: You are a test.",
-    "user: Task: do it",
-    "user: Propose a plan for this task: the steps you will take, in order, and how you will check the result. Run no command yet. The user will review it; once the user accepts it, reply with the final plan followed by the line PLAN_FINISHED.",
-    "assistant: 1. Write the code.",
-    "user: Also add tests.",
-    "assistant: 1. Write the code.",
-    "user: Fine, go.",
-    "assistant: 1. Write the code.",
-    "user: The plan is agreed. Carry it out now.",
-  ]);
+  assertEquals(
+    brief(requests[4]!).map(([role, c]) => `${role}: ${typeof c === "string" ? c.split("\n")[0] : c}`),
+    [
+      "system: You are a test.",
+      "user: Task: do it",
+      "user: Propose a plan for this task: the steps you will take, in order, and how you will check the result. Run no command yet. The user will review it; once the user accepts it, reply with the final plan followed by the line PLAN_FINISHED.",
+      "assistant: 1. Write the code.",
+      "user: Also add tests.",
+      "assistant: 1. Write the code.",
+      "user: Fine, go.",
+      "assistant: 1. Write the code.",
+      "user: The plan is agreed. Carry it out now.",
+    ],
+  );
   assertEquals(agent.nCalls, 5);
   const traj = await saved();
   assertEquals(traj.messages.filter((m) => m.extra?.side_call === "routing").map((m) => m.role), [
