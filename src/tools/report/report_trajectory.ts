@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { keyed } from "../../lib/keyed.ts";
 import {
   ACTION_TYPES,
   type ActionType,
@@ -83,7 +84,7 @@ export function reportTrajectory(
   set: number,
   classify: (t: Trajectory) => StepLabels[] = classifySteps,
 ): ReportTrajectory {
-  const actionTypes = Object.fromEntries(ACTION_TYPES.map((a) => [a, 0])) as Record<ActionType, number>;
+  const actionTypes = keyed(ACTION_TYPES, () => 0);
   const labels = classify(t);
   let shape = "";
   t.steps.forEach((step, i) => {

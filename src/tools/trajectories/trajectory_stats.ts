@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { keyed } from "../../lib/keyed.ts";
 import { ACTION_TYPES, type ActionType, type ClassifyOptions, sharedStepClassifier } from "./action_types.ts";
 import type { Trajectory } from "./types.ts";
 
@@ -65,7 +66,7 @@ export interface StatsTotal {
 
 /** Zero counts for every action type. */
 export function emptyActionTypeCounts(): ActionTypeCounts {
-  return Object.fromEntries(ACTION_TYPES.map((t) => [t, 0])) as ActionTypeCounts;
+  return keyed(ACTION_TYPES, () => 0);
 }
 
 /**
@@ -134,7 +135,7 @@ export function totalStats(rows: readonly TrajectoryStats[]): StatsTotal {
   const total: StatsTotal = {
     trajectories: rows.length,
     exitStatuses: {},
-    ...Object.fromEntries(SUMMED.map((k) => [k, 0])) as Record<typeof SUMMED[number], number>,
+    ...keyed(SUMMED, () => 0),
     actionTypes: emptyActionTypeCounts(),
     repaired: 0,
   };
@@ -150,8 +151,5 @@ export function totalStats(rows: readonly TrajectoryStats[]): StatsTotal {
 /** Each action type's share of the counted tool calls (0 when there are none). */
 export function actionTypeShares(counts: ActionTypeCounts): Record<ActionType, number> {
   const n = ACTION_TYPES.reduce((sum, t) => sum + counts[t], 0);
-  return Object.fromEntries(ACTION_TYPES.map((t) => [t, n ? counts[t] / n : 0])) as Record<
-    ActionType,
-    number
-  >;
+  return keyed(ACTION_TYPES, (t) => n ? counts[t] / n : 0);
 }
