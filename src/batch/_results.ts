@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { isTree } from "../core/config/keys.ts";
 import { dump } from "js-yaml";
 import { errorExitMessage, SIGNAL_STATUSES } from "../core/errors.ts";
 import { readTrajectory, TrajectoryWriter } from "../core/trajectory.ts";
@@ -72,8 +73,8 @@ export function classifyTrajectory(
   const extra: Partial<Record<keyof ExitExtra, unknown>> = (last?.role === "exit" ? last.extra : undefined) ??
     {};
   const status = typeof extra.exit_status === "string" ? extra.exit_status : "";
-  const config = info.config as { model?: { model_name?: unknown } } | undefined;
-  const modelName = config?.model?.model_name;
+  const model = isTree(info.config) && isTree(info.config.model) ? info.config.model : undefined;
+  const modelName = model?.model_name;
   const globalLimit = status === "RuntimeError" &&
     String(last?.content ?? "").startsWith(GLOBAL_LIMIT_MESSAGE);
   return {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isTree } from "./config/keys.ts";
 import type { Json } from "./types.ts";
 
 /** The members of `info` that stay the same during a run, in the order they are written. */
@@ -20,8 +21,8 @@ export const SPACE = 0x20;
 export const MESSAGES_KEY = '\n  },\n  "messages": [';
 
 /** `message` without the `extra` keys in `omit` (the message itself is unchanged). */
-export function without(message: object, omit: string[] | undefined): object {
-  const extra = (message as { extra?: Record<string, unknown> }).extra;
+export function without(message: { extra?: unknown }, omit: string[] | undefined): object {
+  const extra = isTree(message.extra) ? message.extra : undefined;
   if (!omit?.length || !extra || !omit.some((k) => k in extra)) return message;
   return { ...message, extra: Object.fromEntries(Object.entries(extra).filter(([k]) => !omit.includes(k))) };
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isTree } from "./config/keys.ts";
 import type { DefaultAgent } from "./agent.ts";
 import { redactSecrets } from "./redact.ts";
 import { VERSION } from "./version.ts";
@@ -122,7 +123,7 @@ function recordedConfig(
     model_type: agent.model.type,
     environment: agent.env.config,
     environment_type: agent.env.type,
-    ...mechanisms as Record<string, unknown>,
+    ...(isTree(mechanisms) ? mechanisms : {}),
     ...(extras.startupCommand ? { run: { env_startup_command: extras.startupCommand } } : {}),
   }, secrets);
   lastConfig.set(agent, { from, config });

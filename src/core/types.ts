@@ -77,6 +77,14 @@ export interface MechanismExtra {
   [key: string]: unknown;
 }
 
+/** `extra` of a copy of the task after a context restart (see `src/features/mechanisms/_window.ts`). */
+export interface CopiedExtra {
+  is_copied_context: true;
+  /** The index of the message it copies. */
+  copied_from: number;
+  [key: string]: unknown;
+}
+
 /** `extra` of a command typed by the user in human mode (upstream's `User command:` message). */
 export interface HumanCommandExtra {
   actions: Action[];
@@ -101,7 +109,7 @@ export interface SystemMessage extends WireMessage {
 /** The task, an observation (text mode), or an interruption (format error, user input). */
 export interface UserMessage extends WireMessage {
   role: "user";
-  extra?: ObservationExtra | InterruptExtra | MechanismExtra | HumanCommandExtra;
+  extra?: ObservationExtra | InterruptExtra | MechanismExtra | HumanCommandExtra | CopiedExtra;
 }
 /** The model's reply, as the provider returned it, plus what claudius parsed from it. */
 export interface AssistantMessage extends WireMessage {

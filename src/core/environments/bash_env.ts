@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isTree } from "../config/keys.ts";
 import type { Environment } from "../types.ts";
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
@@ -54,8 +55,7 @@ export async function warnSlowBashEnv(
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const vars = config.env as Record<string, string> | undefined;
-  const rc = vars?.BASH_ENV;
+  const rc = isTree(config.env) && typeof config.env.BASH_ENV === "string" ? config.env.BASH_ENV : undefined;
   if (rc === undefined || (config.environment_class ?? "local") === "local") return;
   const timeout = Number(config.timeout) || 0;
   const limit = timeout > 0 ? Math.min(timeout, 15) : 15;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isTree } from "../../core/config/keys.ts";
 import { escapeControls } from "../../lib/safe_text.ts";
 import type { Action, Message } from "../../core/types.ts";
 import type { StreamEvent } from "../../core/types.ts";
@@ -118,7 +119,8 @@ export class Screen {
   message(message: Message, at: StepInfo): void {
     // A Responses reply is the response object itself (no role), as upstream keeps it.
     if (message.role === "assistant" || message.object === "response") {
-      const actions = (message.extra?.actions ?? []) as Action[];
+      const listed: unknown = message.extra?.actions;
+      const actions = Array.isArray(listed) ? listed.filter(isAction) : [];
       const text = textOf(message);
       if (!this.#streamed) {
         this.#show(`\n${this.#header(at)}\n`);
@@ -244,4 +246,8 @@ export class Screen {
   #note(what: string): string {
     return paint(`[dim]… ${what} (on screen only: the model sees everything) …[/]`, this.color);
   }
+}
+
+function isAction(a: unknown): a is Action {
+  return isTree(a) && typeof a.command === "string";
 }

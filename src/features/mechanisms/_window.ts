@@ -74,9 +74,7 @@ export class ContextWindow {
       content,
       extra: { context_management: { type, boundary, ...details } },
     };
-    const copies = loop.messages.slice(0, 2).map((m, i) =>
-      ({ ...m, extra: { is_copied_context: true, copied_from: i } }) as Message
-    );
+    const copies = loop.messages.slice(0, 2).map(copyOf);
     loop.append(marker, ...copies, ...after);
     this.#start = boundary;
   }
@@ -85,4 +83,12 @@ export class ContextWindow {
 /** `text` as one single-quoted shell word. */
 export function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A copy of the system prompt or the task (message `i`), marked as copied context. */
+function copyOf(m: Message, i: number): Message {
+  const extra = { is_copied_context: true as const, copied_from: i };
+  if (m.role === "system") return { ...m, extra };
+  if (m.role === "user") return { ...m, extra };
+  throw new Error(`Cannot restart the context: message ${i} is ${m.role}, not the system prompt or the task`);
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isTree } from "../../core/config/keys.ts";
 import { submissionOf } from "../../core/submission.ts";
 import { InterruptAgentFlow } from "../../core/errors.ts";
 import type { Mechanism, MechanismContext } from "./mechanism.ts";
@@ -54,10 +55,11 @@ export function reroll({ config, window }: MechanismContext): Mechanism {
     },
     restore(messages) {
       for (const m of messages) {
-        const cm = (m.extra as { context_management?: Record<string, unknown> } | undefined)
-          ?.context_management;
+        const cm = isTree(m.extra) && isTree(m.extra.context_management)
+          ? m.extra.context_management
+          : undefined;
         if (m.role !== "system" || cm?.type !== "reroll") continue;
-        const previous = cm.previous as { submission?: unknown; reason?: unknown } | undefined;
+        const previous = isTree(cm.previous) ? cm.previous : undefined;
         rerolls.push({
           attempt,
           submission: String(previous?.submission ?? ""),

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isTree } from "../../core/config/keys.ts";
 import type { DefaultAgent, RunResult } from "../../core/agent.ts";
 import type { ResumePlan } from "../../core/episode.ts";
 import type { Action, Message, UserMessage, Vars } from "../../core/types.ts";
@@ -75,7 +76,7 @@ export function recordedCommands(
     m.extra.actions.forEach((action, k) => {
       const observation = messages[i + 1 + k];
       const code = observation?.role === "tool" || observation?.role === "user"
-        ? (observation.extra as { returncode?: unknown } | undefined)?.returncode
+        ? (isTree(observation.extra) ? observation.extra.returncode : undefined)
         : undefined;
       out.push([{ command: action.command }, typeof code === "number" ? code : undefined]);
     });
