@@ -14,7 +14,7 @@ import { EXIT_CODES, type Host } from "../core/host.ts";
 import { isTree, resolveKeys } from "../core/config/keys.ts";
 import type { ConfigSource, ResolvedConfig } from "../core/config/load.ts";
 import { INTERACTIVE_AGENT_KEYS } from "../core/config/interaction_keys.ts";
-import { upstreamModelClass } from "../core/models/classes.ts";
+import { upstreamModelClass } from "../core/models/upstream_classes.ts";
 import { upstreamEnvironmentClass } from "../core/environments/classes.ts";
 import type { RunFlags } from "./run_flags.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";

@@ -5,6 +5,7 @@
  */
 import { sameFile } from "../lib/files.ts";
 import { readUtf8File } from "../lib/text_file.ts";
+import { errorMessage } from "../lib/errors.ts";
 import { RUNS_DIR, UsageError } from "./run_flags.ts";
 import { shownPath } from "./summary.ts";
 import { renderHelp } from "../lib/help.ts";
@@ -133,24 +134,7 @@ async function resumeHeld(
       );
     }
   }
-  let task = flags.task;
-  if (flags.taskFile !== undefined) {
-    task = await readUtf8File(flags.taskFile).catch((e) => {
-      throw new UsageError(`Cannot read --task-file '${flags.taskFile}': ${(e as Error).message}`);
-    });
-  }
-  const outputPath = flags.output ?? await resumedPath(path);
-  if (await sameFile(resolvePath(outputPath, host.cwd), path)) {
-    throw new UsageError(
-      `-o names the trajectory being resumed (${path}), which is never changed; give another file, or no -o ` +
-        "for <stem>.resumeN.traj.json beside it",
-    );
-  }
-  if (flags.patch !== undefined && await sameFile(resolvePath(flags.patch, host.cwd), path)) {
-    throw new UsageError(
-      `--patch names the trajectory being resumed (${path}), which is never changed; give another file`,
-    );
-  }
+  const { task, outputPath } = await taskAndOutput(flags, host, path);
   const { state, top } = predecessor;
   const head = `claudius: resuming ${shownPath(path, host.cwd)}`;
   const facts = `(${state.link.exit_status || "no ending recorded"}; ${state.messages.length} messages, ` +
@@ -180,6 +164,33 @@ async function resumeHeld(
   } finally {
     await lease?.release(resolvePath(outputPath, host.cwd));
   }
+}
+
+/** The task to go on with (`-t`, `--task-file`, else none) and where the new trajectory goes. */
+async function taskAndOutput(
+  flags: ResumeFlags,
+  host: Host,
+  path: string,
+): Promise<{ task: string | undefined; outputPath: string }> {
+  let task = flags.task;
+  if (flags.taskFile !== undefined) {
+    task = await readUtf8File(flags.taskFile).catch((e) => {
+      throw new UsageError(`Cannot read --task-file '${flags.taskFile}': ${errorMessage(e)}`);
+    });
+  }
+  const outputPath = flags.output ?? await resumedPath(path);
+  if (await sameFile(resolvePath(outputPath, host.cwd), path)) {
+    throw new UsageError(
+      `-o names the trajectory being resumed (${path}), which is never changed; give another file, or no -o ` +
+        "for <stem>.resumeN.traj.json beside it",
+    );
+  }
+  if (flags.patch !== undefined && await sameFile(resolvePath(flags.patch, host.cwd), path)) {
+    throw new UsageError(
+      `--patch names the trajectory being resumed (${path}), which is never changed; give another file`,
+    );
+  }
+  return { task, outputPath };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { ResponsesClient } from "./responses.ts";
 import { SCRIPTED_KEYS } from "./_scripted_config.ts";
 import { GATEWAYS, PORTKEY_KEYS } from "./_gateways.ts";
 import { registryPrices } from "./_registry.ts";
-import { INTERLEAVING_KEYS, MetaModel, randomPick, ROULETTE_KEYS, sequencePick } from "./roulette.ts";
+import { INTERLEAVING_KEYS, metaModel, ROULETTE_KEYS } from "./roulette.ts";
 
 /** How a model class talks (HTTP, a replayed script, or through its own models) and writes its actions. */
 export interface ModelClass {
@@ -141,67 +141,6 @@ export const MODEL_CLASSES: Readonly<Record<string, ModelClass>> = {
 export const DEFAULT_MODEL_CLASS = "openai";
 
 /**
- * An upstream model class as claudius runs it: `cls` for a run of upstream v2 (and a config naming
- * the class by its dotted path); `text` for a run of upstream v1, whose agent read every reply as
- * text (one fenced block), whatever the model class; none: claudius has no text-mode counterpart.
- */
-export interface UpstreamModelClass {
-  cls: string;
-  text?: string;
-}
-
-const M = "minisweagent.models.";
-/**
- * Every model class upstream has had (v1.10 to v2.4), by the dotted path its trajectories record
- * as `info.config.model_type` and its configs may give as `model_class`.
- */
-export const UPSTREAM_MODEL_CLASSES: Readonly<Record<string, UpstreamModelClass>> = {
-  [`${M}litellm_model.LitellmModel`]: { cls: "litellm", text: "litellm_textbased" },
-  [`${M}litellm_textbased_model.LitellmTextbasedModel`]: {
-    cls: "litellm_textbased",
-    text: "litellm_textbased",
-  },
-  [`${M}litellm_response_model.LitellmResponseModel`]: { cls: "litellm_response" },
-  // v1's name of the Responses API class (its replies were read as text: no counterpart).
-  [`${M}litellm_response_api_model.LitellmResponseAPIModel`]: { cls: "litellm_response" },
-  // v1: litellm with cache markers for Claude, which claudius sets for Claude names by default.
-  [`${M}anthropic.AnthropicModel`]: { cls: "litellm", text: "litellm_textbased" },
-  [`${M}openrouter_model.OpenRouterModel`]: { cls: "openrouter", text: "openrouter_textbased" },
-  [`${M}openrouter_textbased_model.OpenRouterTextbasedModel`]: {
-    cls: "openrouter_textbased",
-    text: "openrouter_textbased",
-  },
-  [`${M}openrouter_response_model.OpenRouterResponseModel`]: { cls: "openrouter_response" },
-  [`${M}portkey_model.PortkeyModel`]: { cls: "portkey" },
-  [`${M}portkey_response_model.PortkeyResponseAPIModel`]: { cls: "portkey_response" },
-  [`${M}portkey_response_api_model.PortkeyResponseAPIModel`]: { cls: "portkey_response" },
-  [`${M}requesty_model.RequestyModel`]: { cls: "requesty" },
-  [`${M}extra.roulette.RouletteModel`]: { cls: "roulette", text: "roulette" },
-  [`${M}extra.roulette.InterleavingModel`]: { cls: "interleaving", text: "interleaving" },
-  [`${M}test_models.DeterministicModel`]: { cls: "deterministic", text: "deterministic" },
-  [`${M}test_models.DeterministicToolcallModel`]: { cls: "deterministic_toolcall" },
-  [`${M}test_models.DeterministicResponseAPIToolcallModel`]: { cls: "deterministic_response" },
-};
-
-/**
- * The claudius class that runs in place of an upstream model class, if claudius has one.
- *
- * @example
- * ```ts
- * import { upstreamModelClass } from "./classes.ts";
- * upstreamModelClass("minisweagent.models.litellm_model.LitellmModel"); // "litellm"
- * upstreamModelClass("minisweagent.models.litellm_model.LitellmModel", true); // "litellm_textbased"
- * ```
- * @param name the dotted path (`minisweagent.models.litellm_model.LitellmModel`) or upstream's short name
- * @param text the run was upstream v1's (replies read as text)
- */
-export function upstreamModelClass(name: string, text = false): string | undefined {
-  const entry = Object.hasOwn(UPSTREAM_MODEL_CLASSES, name) ? UPSTREAM_MODEL_CLASSES[name] : undefined;
-  const cls = entry === undefined ? (text ? undefined : name) : text ? entry.text : entry.cls;
-  return cls !== undefined && Object.hasOwn(MODEL_CLASSES, cls) ? cls : undefined;
-}
-
-/**
  * The modules some classes need beyond the chat client, loaded by the command layer when a config
  * picks such a class: start-up pays only for what runs.
  */
@@ -256,7 +195,10 @@ export async function makeModel(
       `Unknown model.model_class '${cls}' (known: ${Object.keys(MODEL_CLASSES).join(", ")})`,
     );
   }
-  if (spec.transport === "meta") return await metaModel(String(cls), spec, own, costLimit, deps);
+  if (spec.transport === "meta") {
+    const build = (entry: Record<string, unknown>) => makeModel(entry, costLimit, deps);
+    return await metaModel(String(cls), spec, own, build, deps.random);
+  }
   // Like upstream, the class selector is not part of the model's own config.
   const built = spec.transport === "scripted"
     ? await scriptedClient(String(cls), own, deps, priorCalls)
@@ -282,43 +224,6 @@ async function multimodalRegex(
   const pattern = config.multimodal_regex;
   if (typeof pattern !== "string" || pattern === "") return undefined;
   return compileMultimodalRegex(pattern, await deps.modules.pyregex());
-}
-
-/**
- * `roulette` / `interleaving`: one model per entry of `model_kwargs`, each built as its own config
- * says (the templates set beside the list are its defaults).
- * @throws {ConfigError} for a bad entry (naming its index) or a `sequence` index out of range
- */
-async function metaModel(
-  cls: string,
-  spec: ModelClass,
-  own: Record<string, unknown>,
-  costLimit: number,
-  deps: ModelDeps,
-): Promise<Model> {
-  const c: Record<string, unknown> = resolveKeys(spec.keys, own, "model");
-  const shared = Object.fromEntries(
-    Object.keys(CHAT_MODEL_KEYS).flatMap((k) => (own[k] === undefined ? [] : [[k, own[k]]])),
-  );
-  const entries = c.model_kwargs as Record<string, unknown>[];
-  const models: Model[] = [];
-  for (const [i, entry] of entries.entries()) {
-    try {
-      models.push(await makeModel({ ...shared, ...entry }, costLimit, deps));
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      throw new ConfigError(`model.model_kwargs[${i}] of model_class ${cls}: ${e.message}`, { cause: e });
-    }
-  }
-  const sequence = cls === "interleaving" ? c.sequence as number[] | undefined : undefined;
-  const outside = sequence?.find((n) => n >= models.length);
-  if (outside !== undefined) {
-    throw new ConfigError(
-      `model.sequence names model ${outside}, but model.model_kwargs lists ${models.length}`,
-    );
-  }
-  const pick = cls === "interleaving" ? sequencePick(sequence) : randomPick(deps.random);
-  return new MetaModel({ ...own, ...c }, models, pick, spec.type);
 }
 
 async function scriptedClient(

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { defineKeys } from "../config/keys.ts";
+import { defineKeys, type Keys, resolveKeys } from "../config/keys.ts";
+import { ConfigError } from "../errors.ts";
 import { isTree } from "../config/keys.ts";
 import type {
   AssistantMessage,
@@ -135,4 +136,42 @@ function named(reply: AssistantMessage, model: Model): AssistantMessage {
   const name = model.config.model_name;
   if (typeof name === "string") reply.extra = { ...reply.extra, model_name: name };
   return reply;
+}
+
+/**
+ * `roulette` / `interleaving`: one model per entry of `model_kwargs`, each built by `build` as its own
+ * config says (the templates set beside the list are its defaults).
+ * @param random `roulette`'s random numbers (default `Math.random`)
+ * @throws {ConfigError} for a bad entry (naming its index) or a `sequence` index out of range
+ */
+export async function metaModel(
+  cls: string,
+  spec: { keys: Keys; type: string },
+  own: Record<string, unknown>,
+  build: (entry: Record<string, unknown>) => Promise<Model>,
+  random?: () => number,
+): Promise<Model> {
+  const c: Record<string, unknown> = resolveKeys(spec.keys, own, "model");
+  const shared = Object.fromEntries(
+    Object.keys(CHAT_MODEL_KEYS).flatMap((k) => (own[k] === undefined ? [] : [[k, own[k]]])),
+  );
+  const entries = Array.isArray(c.model_kwargs) ? c.model_kwargs.filter(isTree) : [];
+  const models: Model[] = [];
+  for (const [i, entry] of entries.entries()) {
+    try {
+      models.push(await build({ ...shared, ...entry }));
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      throw new ConfigError(`model.model_kwargs[${i}] of model_class ${cls}: ${e.message}`, { cause: e });
+    }
+  }
+  const sequence = cls === "interleaving" && Array.isArray(c.sequence) ? c.sequence.map(Number) : undefined;
+  const outside = sequence?.find((n) => n >= models.length);
+  if (outside !== undefined) {
+    throw new ConfigError(
+      `model.sequence names model ${outside}, but model.model_kwargs lists ${models.length}`,
+    );
+  }
+  const pick = cls === "interleaving" ? sequencePick(sequence) : randomPick(random);
+  return new MetaModel({ ...own, ...c }, models, pick, spec.type);
 }

@@ -8,7 +8,8 @@
  */
 import type { ConfigTree } from "../../core/config/load.ts";
 import { isTree } from "../../core/config/load.ts";
-import { MODEL_CLASSES, UPSTREAM_MODEL_CLASSES, upstreamModelClass } from "../../core/models/classes.ts";
+import { MODEL_CLASSES } from "../../core/models/classes.ts";
+import { UPSTREAM_MODEL_CLASSES, upstreamModelClass } from "../../core/models/upstream_classes.ts";
 import { upstreamEnvironmentClass } from "../../core/environments/classes.ts";
 import { UsageError } from "../../lib/flags.ts";
 import { v1Sections } from "./_upstream_v1.ts";
