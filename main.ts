@@ -127,6 +127,7 @@ async function processHost(face: Face): Promise<Host> {
     terminal,
     out: (text) => quietly(() => Deno.stdout.writeSync(encoder.encode(text))),
     err,
+    errText: (text) => quietly(() => Deno.stderr.writeSync(encoder.encode(text))),
     consoleSize: () => {
       try {
         if (terminal.stdout) return Deno.consoleSize();

@@ -21,7 +21,7 @@ import {
 } from "../core/episode.ts";
 import { MODEL_CLASSES } from "../core/models/classes.ts";
 import { episodeSecrets } from "../core/secret_redactor.ts";
-import type { Action, Environment, Message } from "../core/types.ts";
+import type { Action, Environment, Message, StreamSink } from "../core/types.ts";
 import { resolvePath } from "../lib/files.ts";
 import type { InteractiveIO } from "../features/interactive/interactive.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
@@ -40,6 +40,8 @@ export interface FeatureOptions {
   force?: AbortSignal;
   /** The default agent at a terminal: the dangerous-command gate asks here (else it refuses). */
   confirmDangerous?: (command: string, pattern: string) => Promise<boolean>;
+  /** Shows a streamed reply as it arrives (the `-v` display; an interactive run has its screen). */
+  onStream?: StreamSink;
 }
 
 /** The episode's config as its features change it, and the plug they make. */
@@ -65,8 +67,10 @@ export async function episodeFeatures(
   const plug: EpisodePlug = {
     ...(mechanisms ? { hooks: mechanisms.hooks } : {}),
     ...await agentPlug(config, options),
-    ...(options.interactive ? { onStream: (e) => options.interactive!.io.screen.stream(e) } : {}),
   };
+  const screen = options.interactive?.io.screen;
+  const onStream: StreamSink | undefined = screen ? (e) => screen.stream(e) : options.onStream;
+  if (onStream) plug.onStream = onStream;
   const savers = await atifSaver(config, episode, options, deps);
   if (savers.length) plug.savers = savers;
   const finish = await artifactSteps(config, episode.outputPath, options, deps);

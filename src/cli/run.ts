@@ -203,6 +203,7 @@ export async function runWithSignals(
       ...(resume ? { resume } : {}),
       ...(!interactive && session?.io.input.canAsk ? { confirmDangerous: session.confirmDangerous } : {}),
       force: force.signal,
+      ...(display.stream ? { onStream: display.stream } : {}),
     }, deps);
     const running = runEpisode(features.config, what, deps, features.plug);
     episode = running;

@@ -8,9 +8,9 @@
  */
 import type { ResolvedConfig } from "../core/config/load.ts";
 import type { Host } from "../core/host.ts";
-import type { Message } from "../core/types.ts";
+import type { Message, StreamSink } from "../core/types.ts";
 import { resolvePath } from "../lib/files.ts";
-import { formatForDisplay } from "./display.ts";
+import { VerboseDisplay } from "./display.ts";
 import { Progress } from "./progress.ts";
 import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
 
@@ -18,6 +18,8 @@ import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
 export interface RunDisplay {
   /** Receives every message as it is appended (undefined: nothing to show while it runs). */
   message?: (m: Message) => void;
+  /** Receives a streamed reply as it arrives (`-v` with `model.stream`). */
+  stream?: StreamSink;
   /** The end of the run: `status` is its exit status (the error's name when it failed). */
   summary(status: string, note: string, outputPath: string): Promise<void>;
 }
@@ -38,9 +40,13 @@ export function runDisplay(
   const terminal = host.terminal.stderr;
   const color = terminal && !host.env.NO_COLOR;
   let message: ((m: Message) => void) | undefined;
+  let stream: StreamSink | undefined;
   if (!interactive && !flags.quiet) {
-    if (flags.verbose) message = (m) => log(formatForDisplay(m, color));
-    else {
+    if (flags.verbose) {
+      const verbose = new VerboseDisplay(log, (text) => host.errText(text), color);
+      message = (m) => verbose.message(m);
+      stream = (e) => verbose.stream(e);
+    } else {
       const columns = () => host.consoleSize().columns;
       const progress = new Progress(log, { terminal, color, columns, ...(before ? { before } : {}) });
       message = (m) => progress.message(m);
@@ -50,6 +56,7 @@ export function runDisplay(
   const local = env.environment_class === "local" || env.environment_class === "bubblewrap";
   return {
     ...(message ? { message } : {}),
+    ...(stream ? { stream } : {}),
     summary: async (status, note, outputPath) => {
       if (flags.quiet) return;
       const { summaryLines } = await import("./summary.ts");

@@ -24,6 +24,8 @@ export interface Host {
   out(text: string): void;
   /** Write one line to stderr; a vanished stream is ignored. */
   err(line: string): void;
+  /** Write text to stderr as it is (no line end added): a reply as it streams in. */
+  errText(text: string): void;
   /** The terminal's size (80x24 when it has none). */
   consoleSize(): { columns: number; rows: number };
   /** CPU count and total memory in bytes (docker's default limits). */
