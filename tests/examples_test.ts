@@ -141,9 +141,24 @@ for (const guide of guides) {
           }
         } finally {
           await tmux.close();
-          await Deno.remove(dir, { recursive: true });
+          await removeSettled(dir);
         }
       },
     });
+  }
+}
+
+/**
+ * Remove `dir` once nothing writes in it: a session cut short by a failed check leaves claudius
+ * saving its ending (Hangup) there while tmux closes, which would turn the check's error into ENOTEMPTY.
+ */
+async function removeSettled(dir: string): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await Deno.remove(dir, { recursive: true });
+    } catch (e) {
+      if (attempt === 20 || !(e instanceof Error) || !/os error 39/.test(e.message)) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
