@@ -206,37 +206,45 @@ function pySlice<T>(list: T[], [a, b, c]: [number | null, number | null, number 
   const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
   const norm = (v: number | null, dflt: number, lo: number, hi: number) =>
     v === null ? dflt : clamp(v < 0 ? v + n : v, lo, hi);
-  const out: T[] = [];
   if (step > 0) {
     const start = norm(a, 0, 0, n);
     const stop = norm(b, n, 0, n);
-    for (let i = start; i < stop; i += step) out.push(list[i]!);
-  } else {
-    const start = norm(a, n - 1, -1, n - 1);
-    const stop = norm(b, -1, -1, n - 1);
-    for (let i = start; i > stop; i += step) out.push(list[i]!);
+    return list.slice(start, Math.max(start, stop)).filter((_, k) => k % step === 0);
   }
-  return out;
+  const start = norm(a, n - 1, -1, n - 1);
+  const stop = norm(b, -1, -1, n - 1);
+  // Indices start, start+step, ... down to just above stop: the run (stop, start] read backwards.
+  return list.slice(stop + 1, Math.max(stop + 1, start + 1)).reverse().filter((_, k) => k % -step === 0);
 }
 
 /** Python's string order (code points, not UTF-16 units). */
 function compareCodePoints(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
-    if (d !== 0) return d;
+  const x = Array.from(a, (ch) => ch.codePointAt(0) ?? 0);
+  const y = Array.from(b, (ch) => ch.codePointAt(0) ?? 0);
+  for (const [i, cx] of x.entries()) {
+    const cy = y[i];
+    if (cy === undefined) break;
+    if (cx !== cy) return cx - cy;
   }
   return x.length - y.length;
 }
 
 /** `random.seed(seed); random.shuffle(list)` exactly as CPython does it (in place). */
-function pythonShuffle<T>(list: T[], seed: number): void {
+function pythonShuffle(list: Instance[], seed: number): void {
   const mt = new MersenneTwister(seed);
   for (let i = list.length - 1; i > 0; i--) {
     const j = mt.below(i + 1);
-    [list[i], list[j]] = [list[j]!, list[i]!];
+    const [x, y] = [list[i], list[j]];
+    if (x === undefined || y === undefined) throw new RangeError(`Cannot swap ${i} and ${j}: out of range`);
+    [list[i], list[j]] = [y, x];
   }
+}
+
+/** `words[i]`, which the twister only asks for in range. */
+function word(words: ArrayLike<number>, i: number): number {
+  const w = words[i];
+  if (w === undefined) throw new RangeError(`Cannot read word ${i} of ${words.length}`);
+  return w;
 }
 
 /** MT19937 as CPython's `random` module uses it (seeding by `init_by_array`, `getrandbits`). */
@@ -259,7 +267,7 @@ class MersenneTwister {
     const mt = this.#mt;
     mt[0] = s >>> 0;
     for (let i = 1; i < 624; i++) {
-      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
+      const prev = word(mt, i - 1) ^ (word(mt, i - 1) >>> 30);
       mt[i] = (Math.imul(1812433253, prev) + i) >>> 0;
     }
     this.#index = 624;
@@ -271,22 +279,22 @@ class MersenneTwister {
     let i = 1;
     let j = 0;
     for (let k = Math.max(624, key.length); k > 0; k--) {
-      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
-      mt[i] = ((mt[i]! ^ Math.imul(prev, 1664525)) + key[j]! + j) >>> 0;
+      const prev = word(mt, i - 1) ^ (word(mt, i - 1) >>> 30);
+      mt[i] = ((word(mt, i) ^ Math.imul(prev, 1664525)) + word(key, j) + j) >>> 0;
       i++;
       j++;
       if (i >= 624) {
-        mt[0] = mt[623]!;
+        mt[0] = word(mt, 623);
         i = 1;
       }
       if (j >= key.length) j = 0;
     }
     for (let k = 623; k > 0; k--) {
-      const prev = mt[i - 1]! ^ (mt[i - 1]! >>> 30);
-      mt[i] = ((mt[i]! ^ Math.imul(prev, 1566083941)) - i) >>> 0;
+      const prev = word(mt, i - 1) ^ (word(mt, i - 1) >>> 30);
+      mt[i] = ((word(mt, i) ^ Math.imul(prev, 1566083941)) - i) >>> 0;
       i++;
       if (i >= 624) {
-        mt[0] = mt[623]!;
+        mt[0] = word(mt, 623);
         i = 1;
       }
     }
@@ -297,12 +305,12 @@ class MersenneTwister {
     const mt = this.#mt;
     if (this.#index >= 624) {
       for (let k = 0; k < 624; k++) {
-        const y = (mt[k]! & 0x80000000) | (mt[(k + 1) % 624]! & 0x7fffffff);
-        mt[k] = mt[(k + 397) % 624]! ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
+        const y = (word(mt, k) & 0x80000000) | (word(mt, (k + 1) % 624) & 0x7fffffff);
+        mt[k] = word(mt, (k + 397) % 624) ^ (y >>> 1) ^ (y & 1 ? 0x9908b0df : 0);
       }
       this.#index = 0;
     }
-    let y = mt[this.#index++]!;
+    let y = word(mt, this.#index++);
     y ^= y >>> 11;
     y ^= (y << 7) & 0x9d2c5680;
     y ^= (y << 15) & 0xefc60000;

@@ -70,6 +70,10 @@ Deno.test("selectInstances() slices with Python semantics", () => {
   assertEquals(sl("-3:"), [7, 8, 9]);
   assertEquals(sl("::-2"), [9, 7, 5, 3, 1]);
   assertEquals(sl("8:2:-3"), [8, 5]);
+  assertEquals(sl("-2::-2"), [8, 6, 4, 2, 0]);
+  assertEquals(sl("100::-4"), [9, 5, 1]);
+  assertEquals(sl("2:8:-1"), []);
+  assertEquals(sl("-100:100:3"), [0, 3, 6, 9]);
   assertEquals(sl(":-20"), []);
   assertEquals(sl("-100:2"), [0, 1]);
   assertEquals(sl(":"), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
