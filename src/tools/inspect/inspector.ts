@@ -71,6 +71,9 @@ const HINTS = {
   step: "h/l step · j/k scroll · H/L traj · / search · r reasoning · e/E pager · i index · ? help · q quit",
 };
 
+/** A line being typed at the bottom: a search in the step, or the index's filter. */
+type Prompt = { kind: "search" | "filter"; text: string };
+
 /** The inspector. */
 export class Inspector {
   readonly index: IndexView;
@@ -79,7 +82,7 @@ export class Inspector {
   #back: "index" | "step" = "index";
   #step: StepView | undefined;
   readonly #settings: ViewSettings;
-  #prompt: { kind: "search" | "filter"; text: string } | undefined;
+  #prompt: Prompt | undefined;
   #notice: { text: string; style: Style } | undefined;
   #listRows = 20;
   #polls = 0;
@@ -115,8 +118,9 @@ export class Inspector {
    * @throws when the only file cannot be read
    */
   async start(): Promise<void> {
-    if (this.index.entries.length !== 1) return;
-    const path = this.index.entries[0]!.path;
+    const [only, ...more] = this.index.entries;
+    if (!only || more.length > 0) return;
+    const { path } = only;
     const head = await this.#deps.loadHead?.(path).catch(() => undefined);
     if (head) this.#show(0, head, "").partial = true;
     else this.#show(0, await this.#deps.load(path), await this.#deps.stamp(path));
@@ -139,15 +143,19 @@ export class Inspector {
     this.#filled = true;
   }
 
-  /** Read an entry's file; on failure the entry keeps the error and undefined is returned. */
-  async #fill(path: string): Promise<Trajectory | undefined> {
-    const e = this.index.entries.find((x) => x.path === path)!;
+  /**
+   * Read an entry's file; on failure the entry keeps the error and undefined is returned (also when
+   * no entry has that path any more).
+   */
+  async #fill(path: string): Promise<{ t: Trajectory; stamp: string } | undefined> {
+    const e = this.index.entries.find((x) => x.path === path);
+    if (!e) return undefined;
     let stamp: string | undefined;
     try {
       stamp = await this.#deps.stamp(path);
       const t = await this.#deps.load(path);
       fillEntry(e, t, stamp);
-      return t;
+      return { t, stamp };
     } catch (err) {
       // The reason alone: the index and the status line put the path before it.
       const { message } = readFailure(path, err);
@@ -165,10 +173,11 @@ export class Inspector {
   }
 
   async #openEntry(entry: number): Promise<void> {
-    const e = this.index.entries[entry]!;
-    const t = await this.#fill(e.path);
-    if (!t) return this.#say(`cannot read ${e.path}: ${e.error}`, "error");
-    this.#show(entry, t, e.stamp!);
+    const e = this.index.entries[entry];
+    if (!e) return;
+    const read = await this.#fill(e.path);
+    if (!read) return this.#say(`cannot read ${e.path}: ${e.error}`, "error");
+    this.#show(entry, read.t, read.stamp);
     this.#view = "step";
   }
 
@@ -177,12 +186,14 @@ export class Inspector {
    * step, move on to the new last step.
    */
   async #reload(announce: boolean): Promise<void> {
-    const old = this.#step!;
-    const e = this.index.entries[old.entry]!;
-    const t = await this.#fill(e.path);
-    if (!t) return this.#say(`cannot read ${e.path}: ${e.error}`, "error");
+    const old = this.#step;
+    const e = old && this.index.entries[old.entry];
+    if (!old || !e) return;
+    const read = await this.#fill(e.path);
+    if (!read) return this.#say(`cannot read ${e.path}: ${e.error}`, "error");
+    const { t, stamp } = read;
     const toEnd = this.follow && old.page === old.last && !old.partial;
-    const view = this.#show(old.entry, t, e.stamp!, toEnd ? Infinity : old.page);
+    const view = this.#show(old.entry, t, stamp, toEnd ? Infinity : old.page);
     if (view.page === old.page) view.scroll = old.scroll;
     const added = t.steps.length - old.t.steps.length;
     if (announce && added > 0) this.#say(`+${added} step(s)`);
@@ -247,7 +258,7 @@ export class Inspector {
   async key(k: string): Promise<Effect> {
     this.#notice = undefined;
     if (k === "ctrl-c") return { quit: 130 };
-    if (this.#prompt) return this.#promptKey(k);
+    if (this.#prompt) return this.#promptKey(k, this.#prompt);
     if (this.#view === "help") {
       this.#view = this.#back;
       return;
@@ -258,11 +269,11 @@ export class Inspector {
       this.#view = "help";
       return;
     }
-    return this.#view === "index" ? await this.#indexKey(k) : await this.#stepKey(k, this.#step!);
+    if (this.#view === "index" || !this.#step) return await this.#indexKey(k);
+    return await this.#stepKey(k, this.#step);
   }
 
-  #promptKey(k: string): Effect {
-    const p = this.#prompt!;
+  #promptKey(k: string, p: Prompt): Effect {
     if (k === "esc") this.#prompt = undefined;
     else if (k === "backspace") p.text = p.text.slice(0, -1);
     else if (k === "ctrl-u") p.text = "";
@@ -291,7 +302,8 @@ export class Inspector {
       await this.rescan(true);
       this.#say("rescanned");
     } else if ((k === "e" || k === "E") && selected !== undefined) {
-      return { pager: { path: this.index.entries[selected]!.path } };
+      const e = this.index.entries[selected];
+      if (e) return { pager: { path: e.path } };
     } else if ((k === "esc" || k === "i") && this.#step) this.#view = "step";
   }
 
@@ -303,7 +315,8 @@ export class Inspector {
     if (handled !== false) return;
     if (k === "L" || k === "H") {
       const at = this.index.order.indexOf(step.entry) + (k === "L" ? 1 : -1);
-      if (at >= 0 && at < this.index.order.length) await this.#openEntry(this.index.order[at]!);
+      const next = this.index.order[at];
+      if (next !== undefined) await this.#openEntry(next);
     } else if (k === "r") {
       this.#settings.reasoning = !this.#settings.reasoning;
       step.clear();
