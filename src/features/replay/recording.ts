@@ -12,6 +12,7 @@ import { errorMessage } from "../../lib/errors.ts";
 import { isTree } from "../../core/config/load.ts";
 import { readTrajectory } from "../../core/trajectory.ts";
 import type { ExecOutput, Json, Message } from "../../core/types.ts";
+import { isJson, isJsonObject, type JsonObject } from "../../lib/json.ts";
 import { UsageError } from "../../lib/flags.ts";
 import { isV1, type RecordedConfig, recordedConfig } from "../resume/recorded_config.ts";
 
@@ -57,11 +58,13 @@ export interface Recording {
 }
 
 const extraOf = (m: Message): Record<string, unknown> => isTree(m.extra) ? m.extra : {};
+/** A message's fields by name, the Responses API's (`type`, `object`, `call_id`) included. */
+const fieldsOf = (m: Message): Record<string, unknown> => isTree(m) ? m : {};
 /** The keys of an observation's `extra` the model layer writes itself; the others came with the output. */
 const OWN_KEYS = new Set(["raw_output", "returncode", "timestamp", "exception_info"]);
 
 function kindOf(m: Message): "call" | "format_error" | "observation" | "exit" | "other" {
-  const record = m as unknown as Record<string, unknown>;
+  const record = fieldsOf(m);
   const extra = extraOf(m);
   if (m.role === "exit") return "exit";
   if (Array.isArray(extra.actions) && (m.role === "assistant" || record.object === "response")) return "call";
@@ -96,8 +99,8 @@ function outputOf(m: Message, where: string, cannot: (why: string) => UsageError
 /** The response a call recorded: a chat reply's `extra.response`, a Responses API reply itself. */
 function responseOf(m: Message, where: string, cannot: (why: string) => UsageError): Json {
   const extra = extraOf(m);
-  if (extra.response !== undefined) return extra.response as Json;
-  const record = m as unknown as Record<string, Json>;
+  if (isJson(extra.response)) return extra.response;
+  const record: JsonObject = isJsonObject(m) ? m : {};
   if (record.object === "response") {
     const { extra: _, ...response } = record;
     return response;
@@ -106,6 +109,14 @@ function responseOf(m: Message, where: string, cannot: (why: string) => UsageErr
     `${where} records no response (extra.response), so the model's reply cannot be played back` +
       (m.role === "user" ? " (upstream before 2.4 kept none for a format error)" : ""),
   );
+}
+
+/** What a message no replay can give back is. */
+function unreplayable(m: Message): string {
+  const extra = extraOf(m);
+  if (typeof extra.interrupt_type === "string") return `an interruption (${extra.interrupt_type})`;
+  if (typeof extra.mechanism === "string") return `a message of the ${extra.mechanism} mechanism`;
+  return "a message no model call or command made (a user's input?)";
 }
 
 /**
@@ -134,9 +145,9 @@ export async function readRecording(path: string): Promise<Recording> {
   const calls: RecordedCall[] = [];
   const outputs: RecordedOutput[] = [];
   let exitIndex = -1;
-  for (let i = 2; i < messages.length; i++) {
-    const m = messages[i]!;
-    const where = `its message ${i + 1} (${m.role ?? (m as { type?: string }).type ?? "?"})`;
+  for (const [i, m] of messages.entries()) {
+    if (i < 2) continue;
+    const where = `its message ${i + 1} (${m.role ?? fieldsOf(m).type ?? "?"})`;
     const kind = kindOf(m);
     if (exitIndex >= 0) throw cannot(`${where} comes after its ending`);
     if (kind === "exit") exitIndex = i;
@@ -149,7 +160,7 @@ export async function readRecording(path: string): Promise<Recording> {
       });
     } else if (kind === "observation") {
       if (calls.length === 0) throw cannot(`${where} observes a command before any reply`);
-      const record = m as unknown as Record<string, unknown>;
+      const record = fieldsOf(m);
       const id = record.tool_call_id ?? record.call_id;
       outputs.push({
         index: i,
@@ -157,20 +168,14 @@ export async function readRecording(path: string): Promise<Recording> {
         ...(typeof id === "string" ? { toolCallId: id } : {}),
         output: outputOf(m, where, cannot),
       });
-    } else {
-      const extra = extraOf(m);
-      const what = typeof extra.interrupt_type === "string"
-        ? `an interruption (${extra.interrupt_type})`
-        : typeof extra.mechanism === "string"
-        ? `a message of the ${extra.mechanism} mechanism`
-        : "a message no model call or command made (a user's input?)";
-      throw cannot(`${where} is ${what}, which a replay cannot give back`);
-    }
+    } else throw cannot(`${where} is ${unreplayable(m)}, which a replay cannot give back`);
   }
-  const exit = exitIndex >= 0 ? extraOf(messages[exitIndex]!) : {};
-  const top = Object.fromEntries(
-    Object.entries(data).filter(([k]) => !["trajectory_format", "messages", "info"].includes(k)),
-  ) as Record<string, Json>;
+  const ending = messages[exitIndex];
+  const exit = ending ? extraOf(ending) : {};
+  const top: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(data)) {
+    if (!["trajectory_format", "messages", "info"].includes(k) && isJson(v)) top[k] = v;
+  }
   return {
     path,
     messages,
