@@ -11,6 +11,7 @@
  */
 import { ConfigError } from "../errors.ts";
 import type { Json, WireMessage } from "../types.ts";
+import { isJsonObject } from "../../lib/json.ts";
 import { parsePythonJson } from "../../lib/python/pyjson.ts";
 import { isObject } from "./_wire.ts";
 
@@ -77,9 +78,9 @@ export class MessageTranslator {
 }
 
 /** The cache marker a message or part carries, as litellm copies it (`ChatCompletionCachedContent`). */
-function marker(source: Record<string, unknown>): Block {
-  const value = source.cache_control;
-  return isObject(value as Json) ? { cache_control: { ...(value as Block) } } : {};
+function marker(source: object): Block {
+  const value = "cache_control" in source ? source.cache_control : undefined;
+  return isJsonObject(value) ? { cache_control: { ...value } } : {};
 }
 
 function systemBlocks(message: WireMessage): Block[] {
@@ -154,12 +155,12 @@ function assistantTurn(members: readonly WireMessage[]): AnthropicMessage {
   for (const m of members) {
     // Thinking blocks first, or Anthropic refuses the turn.
     const thinking: unknown = m.thinking_blocks;
-    if (Array.isArray(thinking)) content.push(...thinking.filter(isPart).map((b) => ({ ...b } as Block)));
+    if (Array.isArray(thinking)) content.push(...thinking.filter(isJsonObject).map((b) => ({ ...b })));
     const text: unknown = m.content;
     if (typeof text === "string" && text !== "") content.push({ type: "text", text, ...marker(m) });
     else if (Array.isArray(text)) {
       for (const part of text.filter(isPart)) {
-        if (part.type === "thinking" && part.thinking) content.push({ ...part } as Block);
+        if (part.type === "thinking" && part.thinking && isJsonObject(part)) content.push({ ...part });
         else if (part.type === "text" && part.text) {
           content.push({ type: "text", text: String(part.text), ...marker(part) });
         }
@@ -172,7 +173,7 @@ function assistantTurn(members: readonly WireMessage[]): AnthropicMessage {
         id: call.id,
         name: call.function.name,
         input: toolInput(call.function.arguments),
-        ...marker(call as unknown as Record<string, unknown>),
+        ...marker(call),
       });
     }
   }
@@ -185,8 +186,8 @@ function assistantTurn(members: readonly WireMessage[]): AnthropicMessage {
  */
 function toolInput(args: string): Json {
   try {
-    const value = parsePythonJson(args) as Json;
-    return isObject(value) ? value : {};
+    const value = parsePythonJson(args);
+    return isJsonObject(value) ? value : {};
   } catch {
     return {};
   }
