@@ -88,7 +88,7 @@ export function indexOrder(
   };
   keep.sort(([a, i], [b, j]) => {
     const x = value(a), y = value(b);
-    const c = typeof x === "number" ? x - (y as number) : (x as string).localeCompare(y as string);
+    const c = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
     return (descending ? -c : c) || i - j;
   });
   return keep.map(([, i]) => i);
