@@ -104,8 +104,8 @@ export function parseKeyValue(spec: string): ConfigTree {
     value = raw;
   }
   checkDepth(value, `-c ${spec.slice(0, eq)}=...`);
-  for (const key of keys.reverse()) value = { [key]: value };
-  return value as ConfigTree;
+  const tree = keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+  return isTree(tree) ? tree : {};
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -194,9 +194,10 @@ export async function loadSpec(
 
 /** The last source that sets `section.key`, for messages. */
 function setter(sources: ConfigSource[], section: string, key: string): ConfigSource | undefined {
-  return sources.findLast((s) =>
-    isTree(s.data[section]) && (s.data[section] as ConfigTree)[key] !== undefined
-  );
+  return sources.findLast((s) => {
+    const body = s.data[section];
+    return isTree(body) && body[key] !== undefined;
+  });
 }
 
 /**
@@ -211,10 +212,10 @@ export function resolveConfig(
   const merged = mergeTrees(...sources.map((s) => s.data));
   const out: Record<string, ConfigTree> = {};
   for (const [section, def] of loadedSections(options.schema)) {
-    const body = isTree(merged[section]) ? merged[section] as ConfigTree : {};
-    const cls = def.selector && typeof body[def.selector] === "string"
-      ? body[def.selector] as string
-      : def.defaultClass;
+    const given = merged[section];
+    const body = isTree(given) ? given : {};
+    const chosen = def.selector ? body[def.selector] : undefined;
+    const cls = typeof chosen === "string" ? chosen : def.defaultClass;
     const keys = def.classes[cls];
     if (!keys) {
       const from = setter(sources, section, def.selector!);
