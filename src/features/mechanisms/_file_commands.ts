@@ -69,14 +69,15 @@ export function parseFileAction(command: string): FileAction | undefined {
   if (!verb) return undefined;
   if (verb !== "write" && text.trimEnd().includes("\n")) return undefined;
   const w = words(first);
-  if (!w || w.length < 2 || w[1]!.startsWith("-") || w[1] === "") return undefined;
+  const [, arg, third] = w ?? [];
+  if (!w || arg === undefined || arg.startsWith("-") || arg === "") return undefined;
   if (verb === "read") {
-    if (w.length === 2) return { kind: "read", path: w[1]! };
-    const r = w.length === 3 ? RANGE.exec(w[2]!) : null;
-    return r ? { kind: "read", path: w[1]!, from: Number(r[1]), to: Number(r[2]) } : undefined;
+    if (third === undefined) return { kind: "read", path: arg };
+    const r = w.length === 3 ? RANGE.exec(third) : null;
+    return r ? { kind: "read", path: arg, from: Number(r[1]), to: Number(r[2]) } : undefined;
   }
   if (verb === "search") {
-    return w.length <= 3 ? { kind: "search", keyword: w[1]!, dir: w[2] ?? "." } : undefined;
+    return w.length <= 3 ? { kind: "search", keyword: arg, dir: third ?? "." } : undefined;
   }
   // write: the range (if any) is the third word; inline text follows it on the first line.
   const head = /^write\s+(?:'[^']*'|"[^"]*"|\S+)(?:[ \t]+(\d+(?:-\d+)?)(?=[ \t]|$))?[ \t]?/.exec(first);
@@ -85,7 +86,7 @@ export function parseFileAction(command: string): FileAction | undefined {
   if (!head[1] && inline.trim() !== "") return undefined; // `write user tty`: the shell's write
   let content = (inline ? inline + "\n" : "") + (nl < 0 ? "" : text.slice(nl + 1));
   if (content && !content.endsWith("\n")) content += "\n";
-  const action: FileAction = { kind: "write", path: w[1]!, content };
+  const action: FileAction = { kind: "write", path: arg, content };
   if (head[1]) {
     const r = RANGE.exec(head[1]);
     action.from = Number(r ? r[1] : head[1]);
@@ -105,7 +106,9 @@ const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 export function writeReport(a: Extract<FileAction, { kind: "write" }>): string {
   const lines = plural(lineCount(a.content), "line");
   if (a.from === undefined) return `write: ${a.path}: wrote ${lines}\n`;
-  if (a.to! < a.from) return `write: ${a.path}: inserted ${lines} before line ${a.from}\n`;
+  if (a.to !== undefined && a.to < a.from) {
+    return `write: ${a.path}: inserted ${lines} before line ${a.from}\n`;
+  }
   return `write: ${a.path}: replaced lines ${a.from}-${a.to} with ${lines}\n`;
 }
 
@@ -113,8 +116,12 @@ export function writeReport(a: Extract<FileAction, { kind: "write" }>): string {
 export function rangeError(a: FileAction): string | undefined {
   if (a.kind === "search" || a.from === undefined) return undefined;
   if (a.from < 1) return `${a.kind}: ${a.path}: lines are numbered from 1\n`;
-  if (a.kind === "read" && a.to! < a.from) return `read: ${a.path}: invalid range ${a.from}-${a.to}\n`;
-  if (a.kind === "write" && a.to! < a.from - 1) return `write: ${a.path}: invalid range ${a.from}-${a.to}\n`;
+  if (a.kind === "read" && a.to !== undefined && a.to < a.from) {
+    return `read: ${a.path}: invalid range ${a.from}-${a.to}\n`;
+  }
+  if (a.kind === "write" && a.to !== undefined && a.to < a.from - 1) {
+    return `write: ${a.path}: invalid range ${a.from}-${a.to}\n`;
+  }
   return undefined;
 }
 
@@ -157,7 +164,9 @@ export function fileActionCommand(a: FileAction, maxResults: number): string {
         `if [ ! -f ${f} ]; then ${say("write: %s: No such file or directory\\n", p)}; exit 1; fi`,
         `n="$(awk 'END {print NR}' ${f})"`,
         `if [ ${a.from} -gt $((n + 1)) ]; then ${past(String(a.from))}; fi`,
-        ...(a.to! >= a.from ? [`if [ ${a.to} -gt "$n" ]; then ${past(String(a.to))}; fi`] : []),
+        ...(a.to !== undefined && a.to >= a.from
+          ? [`if [ ${a.to} -gt "$n" ]; then ${past(String(a.to))}; fi`]
+          : []),
         `awk -v a=${a.from} -v b=${a.to} -v cf="$c" ` +
           `'NR==a {while ((getline l < cf) > 0) print l} NR<a || NR>b {print} ` +
           `END {if (NR<a) while ((getline l < cf) > 0) print l}' ${f} > "$t" && cat "$t" > ${f} || exit 1`,
