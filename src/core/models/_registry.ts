@@ -5,6 +5,7 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
+import { isTree } from "../config/keys.ts";
 import { ConfigError } from "../errors.ts";
 import { readUtf8File } from "../../lib/text_file.ts";
 import type { Prices } from "./_cost.ts";
@@ -50,28 +51,27 @@ export async function registryPrices(path: string, from: string, model: string):
   } catch (e) {
     throw new ConfigError(`Cannot read ${from} '${path}': ${errorMessage(e)}`);
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw new ConfigError(`Cannot use ${from} '${path}': it is not a JSON object of models`);
-  }
-  const registry = data as Record<string, unknown>;
+  if (!isTree(data)) throw new ConfigError(`Cannot use ${from} '${path}': it is not a JSON object of models`);
+  const registry = data;
   const name = Object.hasOwn(registry, model) ? model : model.slice(model.indexOf("/") + 1);
   if (!Object.hasOwn(registry, name)) {
     return { note: `note: ${from} has no entry for "${model}"; prices from the provider or database` };
   }
-  const entry = registry[name] as Record<string, unknown>;
+  const entry = registry[name];
   const prices: Partial<Record<(typeof PRICE_KEYS)[number], number>> = {};
   for (const key of PRICE_KEYS) {
-    const v = typeof entry === "object" && entry !== null ? entry[key] : undefined;
+    const v = isTree(entry) ? entry[key] : undefined;
     if (v === undefined || v === null) continue;
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
       throw new ConfigError(`Cannot use ${from} '${path}': "${name}".${key} must be a number >= 0`);
     }
     prices[key] = v;
   }
-  if (prices.input_cost_per_token === undefined || prices.output_cost_per_token === undefined) {
+  const { input_cost_per_token, output_cost_per_token } = prices;
+  if (input_cost_per_token === undefined || output_cost_per_token === undefined) {
     throw new ConfigError(
       `Cannot use ${from} '${path}': "${name}" needs input_cost_per_token and output_cost_per_token`,
     );
   }
-  return { prices: prices as Prices };
+  return { prices: { ...prices, input_cost_per_token, output_cost_per_token } };
 }
