@@ -275,6 +275,11 @@ export const SHAPE_COLOURS: Record<string, string> = {
   "-": "#eeeeee",
 };
 
+/** The colour of a shape code (lower case): {@link SHAPE_COLOURS}'s, grey for a code it does not know. */
+export function shapeColour(code: string): string {
+  return SHAPE_COLOURS[code] ?? "#888";
+}
+
 /** Colour of the timeout mark under a step. */
 export const TIMEOUT_COLOUR = "#e41a1c";
 
@@ -289,15 +294,15 @@ export function strip(shape: string, maxSteps: number): string {
   const paths = new Map<string, string>();
   let marks = "";
   for (let i = 0; i < shape.length;) {
-    const lower = shape[i]!.toLowerCase();
+    const lower = shape.charAt(i).toLowerCase();
     let j = i + 1;
-    while (j < shape.length && shape[j]!.toLowerCase() === lower) j++;
+    while (j < shape.length && shape.charAt(j).toLowerCase() === lower) j++;
     paths.set(lower, (paths.get(lower) ?? "") + `M${i} 0h${j - i}v7h${i - j}z`);
     for (let k = i; k < j; k++) if (shape[k] !== lower) marks += `M${k} 7.5h1v2.5h-1z`;
     i = j;
   }
   let body = "";
-  for (const [code, d] of paths) body += `<path fill="${SHAPE_COLOURS[code] ?? "#888"}" d="${d}"/>`;
+  for (const [code, d] of paths) body += `<path fill="${shapeColour(code)}" d="${d}"/>`;
   if (marks) body += `<path fill="${TIMEOUT_COLOUR}" d="${marks}"/>`;
   return `<svg class="strip" viewBox="0 0 ${Math.max(1, maxSteps)} 10" preserveAspectRatio="none" ` +
     `data-shape="${esc(shape)}" xmlns="http://www.w3.org/2000/svg">${body}</svg>`;

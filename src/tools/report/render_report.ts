@@ -16,7 +16,7 @@ import {
   fmtPct,
   histograms,
   type Part,
-  SHAPE_COLOURS,
+  shapeColour,
   stackedBars,
   stackedColumns,
   strip,
@@ -189,26 +189,27 @@ function summary(sets: readonly ReportSet[]): string {
 }
 
 function exitStatusChart(sets: readonly ReportSet[]): string {
-  const counts = sets.map((s) => {
-    const c = new Map<string, number>();
-    for (const t of s.trajectories) c.set(t.exitStatus, (c.get(t.exitStatus) ?? 0) + 1);
-    return c;
+  const bars = sets.map((s) => {
+    const counts = new Map<string, number>();
+    for (const t of s.trajectories) counts.set(t.exitStatus, (counts.get(t.exitStatus) ?? 0) + 1);
+    return { label: s.label, counts };
   });
   const totals = new Map<string, number>();
-  for (const c of counts) for (const [k, v] of c) totals.set(k, (totals.get(k) ?? 0) + v);
+  for (const { counts } of bars) for (const [k, v] of counts) totals.set(k, (totals.get(k) ?? 0) + v);
   const statuses = [...totals].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k]) => k);
   let other = 0;
-  const colour = new Map(statuses.map((s) => [
-    s,
-    STATUS_COLOURS[s] ?? OTHER_STATUS_COLOURS[other++ % OTHER_STATUS_COLOURS.length]!,
-  ]));
+  const palette = statuses.map((status) => ({
+    status,
+    colour: STATUS_COLOURS[status] ?? OTHER_STATUS_COLOURS.at(other++ % OTHER_STATUS_COLOURS.length) ??
+      "#888",
+  }));
   return stackedBars(
-    sets.map((s, i) => ({
-      label: s.label,
-      parts: statuses.map((k) => ({
-        key: statusLabel(k),
-        colour: colour.get(k)!,
-        value: counts[i]!.get(k) ?? 0,
+    bars.map(({ label, counts }) => ({
+      label,
+      parts: palette.map(({ status, colour }) => ({
+        key: statusLabel(status),
+        colour,
+        value: counts.get(status) ?? 0,
       })),
     })),
     "Exit statuses per set",
@@ -222,7 +223,7 @@ function actionTypeChart(sets: readonly ReportSet[]): string {
       label: s.label,
       parts: ACTION_TYPES.map((type) => ({
         key: type,
-        colour: SHAPE_COLOURS[SHAPE_CODES[type]]!,
+        colour: shapeColour(SHAPE_CODES[type]),
         value: s.trajectories.reduce((n, t) => n + t.actionTypes[type], 0),
       })),
     })),
@@ -237,9 +238,9 @@ function progressChart(sets: readonly ReportSet[]): string {
     for (const t of s.trajectories) {
       const n = t.shape.length;
       for (let i = 0; i < n; i++) {
-        const code = t.shape[i]!.toLowerCase();
-        if (code === SHAPE_CODES.none) continue;
-        const bin = bins[Math.min(PROGRESS_BINS - 1, Math.floor((i / n) * PROGRESS_BINS))]!;
+        const code = t.shape.charAt(i).toLowerCase();
+        const bin = bins[Math.min(PROGRESS_BINS - 1, Math.floor((i / n) * PROGRESS_BINS))];
+        if (code === SHAPE_CODES.none || bin === undefined) continue;
         bin.set(code, (bin.get(code) ?? 0) + 1);
       }
     }
@@ -248,7 +249,7 @@ function progressChart(sets: readonly ReportSet[]): string {
       columns: bins.map((bin) =>
         SHAPE_KEYS.map(([key, code]): Part => ({
           key,
-          colour: SHAPE_COLOURS[code]!,
+          colour: shapeColour(code),
           value: bin.get(code) ?? 0,
         }))
       ),
