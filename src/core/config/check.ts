@@ -63,13 +63,15 @@ export function findKeyLine(text: string, path: string[]): number | undefined {
   for (const key of path) {
     found = undefined;
     let childIndent: number | undefined;
-    for (let i = from; i < lines.length; i++) {
-      const m = /^(\s*)(["']?)([^:"'#]+)\2\s*:(\s|$)/.exec(lines[i]!);
+    for (const [i, line] of lines.entries()) {
+      if (i < from) continue;
+      const m = /^(\s*)(["']?)([^:"'#]+)\2\s*:(\s|$)/.exec(line);
       if (!m) continue;
-      const ind = m[1]!.length;
+      const [, indent = "", , name = ""] = m;
+      const ind = indent.length;
       if (ind <= parentIndent) break;
       childIndent ??= ind;
-      if (ind === childIndent && m[3]!.trim() === key) {
+      if (ind === childIndent && name.trim() === key) {
         found = i;
         from = i + 1;
         parentIndent = ind;
@@ -122,9 +124,9 @@ type Found = (u: UnknownKey) => void;
 
 /** `model_type` and its kin: the line a trajectory's `info.config` records its class in. */
 function recordedClass(name: string, sections: Map<string, { selector?: string }>): string | undefined {
-  const m = /^(.+)_type$/.exec(name);
-  const selector = m ? sections.get(m[1]!)?.selector : undefined;
-  return selector ? `a trajectory's record of its class; ${m![1]}.${selector} picks one` : undefined;
+  const section = /^(.+)_type$/.exec(name)?.[1];
+  const selector = section === undefined ? undefined : sections.get(section)?.selector;
+  return selector ? `a trajectory's record of its class; ${section}.${selector} picks one` : undefined;
 }
 
 function checkKeys(
@@ -225,6 +227,7 @@ export async function checkSources(
   }
   if (unknown.size === 0) return;
   const run = mergeTrees(...sources.map((s) => s.data)).run;
-  if (strict || (isTree(run) && run.strict_config === true)) throw unknownKeyError([...unknown.values()][0]!);
+  const [first] = unknown.values();
+  if (first && (strict || (isTree(run) && run.strict_config === true))) throw unknownKeyError(first);
   for (const u of unknown.values()) warn(unknownKeyWarning(u));
 }
