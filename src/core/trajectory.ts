@@ -6,6 +6,7 @@
  * @module
  */
 import type { Message } from "./types.ts";
+import { isTree } from "./config/keys.ts";
 import { parseTrajectoryText } from "./trajectory_repair.ts";
 
 export {
@@ -29,13 +30,9 @@ export interface ReadTrajectory {
  */
 export async function readTrajectory(path: string): Promise<ReadTrajectory> {
   const { data, repaired } = parseTrajectoryText(await Deno.readTextFile(path), path);
-  if (data === null || typeof data !== "object") {
-    throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
-  }
-  const record = Array.isArray(data) ? { messages: data } : data as Record<string, unknown>;
-  const info = record.info !== null && typeof record.info === "object" && !Array.isArray(record.info)
-    ? record.info as Record<string, unknown>
-    : { exit_status: "", submission: "" };
+  const record = Array.isArray(data) ? { messages: data } : data;
+  if (!isTree(record)) throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
+  const info = isTree(record.info) ? record.info : { exit_status: "", submission: "" };
   if (!Array.isArray(record.messages)) throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
   return { data: { ...record, messages: record.messages as Message[], info }, repaired };
 }
