@@ -172,7 +172,9 @@ if (import.meta.main) {
       "$1 is a device, /proc or /sys path, which claudius does not use",
     );
     err(`error: ${clip(shown(escapeControls(message)))}`);
-    if (e instanceof UsageError) err(`hint: run '${face} --help' for usage`);
+    if (e instanceof UsageError) {
+      err(`hint: run '${face}${e.command ? ` ${e.command}` : ""} --help' for usage`);
+    }
     if (verbose) {
       err(shown(error.stack ?? ""));
       for (let c = error.cause; c; c = c instanceof Error ? c.cause : undefined) {

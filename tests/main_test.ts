@@ -149,6 +149,17 @@ Deno.test("claudius reports usage and config errors on one line with exit code 2
   const unknown = await runCli(["--task", "t", "--bogus"]);
   assertEquals(unknown.code, 2);
   assertMatch(unknown.stderr, /^error: .*--bogus.*\nhint: run 'claudius --help' for usage\n$/);
+  // A subcommand's usage error points at that subcommand's help.
+  const batchTypo = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMS, MAIN, "batch", "x", "--workrs", "3"],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  assertEquals(batchTypo.code, 2);
+  assertMatch(
+    new TextDecoder().decode(batchTypo.stderr),
+    /^error: unknown option '--workrs' \(did you mean '--workers'\?\)\nhint: run 'claudius batch --help' for usage\n$/,
+  );
   const badNumber = await runCli(["--task", "t", "--step-limit", "many"]);
   assertEquals(badNumber.code, 2);
   assertMatch(badNumber.stderr, /--step-limit must be a whole number/);

@@ -50,7 +50,14 @@ export async function dispatch(argv: string[], host: Host, face: Face = "claudiu
   }
   const [first = "", ...rest] = argv;
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
-  if (command) return await (await command.load()).main(rest, host, COMMANDS);
+  if (command) {
+    try {
+      return await (await command.load()).main(rest, host, COMMANDS);
+    } catch (e) {
+      if (e instanceof UsageError) e.command ??= first;
+      throw e;
+    }
+  }
   if (first && !first.startsWith("-")) {
     const hint = nearestKey(first, Object.keys(COMMANDS));
     throw new UsageError(

@@ -10,6 +10,8 @@ import { nearestKey } from "./spelling.ts";
 
 /** A bad command line: printed with a hint, exit code 2. */
 export class UsageError extends TypeError {
+  /** The subcommand whose command line it is (its `--help` is the one to read), when there is one. */
+  command?: string;
   /** @param message one line naming the flag and the problem */
   constructor(message: string) {
     super(message);
