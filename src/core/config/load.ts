@@ -165,8 +165,8 @@ export async function loadSpec(
   }
   if (upstream && note && path.startsWith(`${io.builtinDir}/`)) {
     note(
-      `note: -c ${spec} is claudius's own built-in ${path.slice(io.builtinDir.length + 1)} (prompts in ` +
-        `claudius's words), not mini-swe-agent's ${upstream}; pass that file's path to run upstream's`,
+      `note: -c ${spec} is claudius's own ${path.slice(io.builtinDir.length + 1)}, not mini-swe-agent's ` +
+        `(the prompts differ); give ${upstream.replace(/^.*\//, "")}'s path to run theirs`,
     );
   }
   const text = await io.readTextFile(path).catch((e) => {

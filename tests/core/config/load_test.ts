@@ -293,7 +293,7 @@ Deno.test("loadSpec() names claudius's own built-in when the user picks a name u
   assertEquals(notes.length, 1);
   assertMatch(
     notes[0]!,
-    /^note: -c default is claudius's own built-in default\.yaml .*not mini-swe-agent's src\/minisweagent\/config\/default\.yaml/,
+    /^note: -c default is claudius's own default\.yaml, not mini-swe-agent's \(the prompts differ\); give default\.yaml's path to run theirs$/,
   );
   const quiet: string[] = [];
   await loadConfig(["default"], io, (l) => quiet.push(l), { implicit: 1 });
