@@ -11,13 +11,14 @@ import type { Endpoint } from "./_presets.ts";
 
 /** What one gateway adds to a request: headers (secret values listed for redaction). */
 export interface GatewayHeaders {
+  /** Header names and values to send. */
   headers: Record<string, string>;
   /** Header values that must never reach a log or a message. */
   secrets: string[];
 }
 
 /** The headers of one gateway, from the environment and the model config. */
-type HeaderRule = (
+export type HeaderRule = (
   env: Readonly<Record<string, string | undefined>>,
   model: Readonly<Record<string, unknown>>,
   baseUrl: string,
@@ -26,6 +27,7 @@ type HeaderRule = (
 /** One gateway: where it is and how requests authenticate. */
 export class Gateway {
   /**
+   * A gateway at `baseUrl` that authenticates with `apiKeyEnv`'s key and the headers `rule` adds.
    * @param baseUrl the gateway's endpoint when `model.base_url` is not set
    * @param apiKeyEnv the variable whose key is sent as `Authorization: Bearer`, if the gateway uses it
    * @param note one line saying what stands in for upstream's component

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import { type ConfigOf, defineKeys } from "../config/keys.ts";
+import type { ConfigOf, Keys } from "../config/keys.ts";
 
 /** Deadline of one request attempt when neither `request_timeout` nor `model_kwargs.timeout` is set. */
 export const DEFAULT_REQUEST_TIMEOUT = 600;
 
 /** The `model:` keys the HTTP client reads. */
-export const OPENAI_KEYS = defineKeys({
+export const OPENAI_KEYS = {
   model_name: {
     type: "string",
     required: "pass -m MODEL or set model.model_name",
@@ -121,7 +121,7 @@ export const OPENAI_KEYS = defineKeys({
     envVar: "MSWEA_COST_TRACKING",
     doc: "`ignore_errors`: an unknown cost is 0, with no warning and no stop at a cost limit.",
   },
-});
+} as const satisfies Keys;
 
 /** The resolved `model:` keys of the HTTP client. */
 export type OpenAIClientConfig = ConfigOf<typeof OPENAI_KEYS>;

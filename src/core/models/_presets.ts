@@ -24,8 +24,11 @@ export interface Endpoint {
   provider: string | undefined;
   /** The variables the key may be in, the first one set winning (empty: no key). */
   keyEnv: readonly string[];
+  /** Which API the provider speaks. */
   protocol: Protocol;
+  /** Whether the provider reports each call's cost. */
   reportsCost: CostReporting;
+  /** Extra body fields the provider needs (see {@link Provider.body}). */
   body: { [key: string]: Json };
 }
 

@@ -149,6 +149,7 @@ export interface ParsedResponse {
   output: { [key: string]: Json }[];
   /** `status`, or `length` when it is `incomplete` for `max_output_tokens`, as upstream derives it. */
   finish_reason: string | null;
+  /** Token counts as the provider reported them, if it did. */
   usage: { [key: string]: Json } | undefined;
 }
 

@@ -77,6 +77,7 @@ export class AnthropicClient implements ChatClient {
   #tools: { of: readonly Json[]; as: Json[] } | undefined;
 
   /**
+   * A client for the model named by `input`, its key and endpoint resolved from `deps.env`.
    * @param input the `model:` section
    * @param deps environment, cost limit and injectable effects
    * @throws {ConfigError} for a bad key or value, a parameter Anthropic does not take (without

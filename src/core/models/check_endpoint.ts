@@ -9,9 +9,11 @@ import type { EndpointCheck } from "./_probe.ts";
 import type { Endpoint } from "./_presets.ts";
 
 export type { EndpointCheck } from "./_probe.ts";
+export type { Endpoint } from "./_presets.ts";
 
 /** Where a model's requests go, and what its endpoint answered when asked. */
 export interface ModelEndpoint {
+  /** Where requests go: the base URL, the model name sent, the provider whose defaults apply. */
   endpoint: Endpoint;
   /** Where the key comes from (a variable's name, `model.model_kwargs.api_key`), or undefined. */
   keyFrom: string | undefined;

@@ -14,6 +14,8 @@ import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex, type PyRegexModule } fr
 import { compileMultimodalRegex } from "./_multimodal.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { chatClient, responsesClient } from "./clients.ts";
+import type { AnthropicClient } from "./anthropic.ts";
+import type { OpenAIClient } from "./openai.ts";
 import { OPENAI_KEYS } from "./_openai_keys.ts";
 import { cacheControlMode } from "./_cache_control.ts";
 import type { ResponsesClient } from "./responses.ts";
@@ -24,6 +26,7 @@ import { INTERLEAVING_KEYS, metaModel, ROULETTE_KEYS } from "./roulette.ts";
 
 /** How a model class talks (HTTP, a replayed script, or through its own models) and writes its actions. */
 export interface ModelClass {
+  /** Talks over HTTP (`http`), replays a script (`scripted`), or picks among models of its own (`meta`). */
   transport: "http" | "scripted" | "meta";
   /** Tool calls or one fenced block (chat completions), or tool calls over the Responses API. */
   format: "toolcall" | "text" | "response";
@@ -145,8 +148,11 @@ export const DEFAULT_MODEL_CLASS = "openai";
  * picks such a class: start-up pays only for what runs.
  */
 export interface ModelModules {
+  /** `model_class: scripted` (replayed scripts). */
   scripted(): Promise<typeof import("./scripted.ts")>;
+  /** The Responses API classes (`*_response`). */
   responses(): Promise<typeof import("./responses.ts")>;
+  /** The regex engine for text mode's `action_regex` and `multimodal_regex`. */
   pyregex(): Promise<PyRegexModule>;
 }
 
@@ -154,7 +160,9 @@ export interface ModelModules {
 export interface ModelDeps {
   /** Loads the modules of the classes not always needed. */
   modules: ModelModules;
+  /** The host's environment variables (keys, base URLs, registry paths). */
   hostEnv: Record<string, string>;
+  /** Prints a one-line note (a registry in use, a gateway's caveat). */
   log: (line: string) => void;
   /** Directory relative paths (scripts, registries) are resolved against. */
   cwd: string;
@@ -173,7 +181,9 @@ export interface ModelDeps {
 
 /** The two transports a model class talks through (see {@link ModelDeps.clients}). */
 export interface ModelClients {
+  /** Answers chat-completion classes. */
   chat: ChatClient;
+  /** Answers Responses API classes. */
   responses: ResponsesClient;
 }
 
@@ -295,7 +305,7 @@ export async function newHttpClient(
   own: Record<string, unknown>,
   costLimit: number,
   deps: ModelDeps,
-) {
+): Promise<OpenAIClient | AnthropicClient> {
   const { input } = await httpInputs(cls, own, deps);
   const httpDeps = httpDepsOf(spec, costLimit, deps);
   // Anthropic's models speak its Messages API (as litellm sends them), the rest chat completions.

@@ -15,6 +15,10 @@ import type { HttpClientDeps } from "./_http.ts";
 import type { OPENAI_KEYS } from "./_openai_keys.ts";
 import { PROVIDERS } from "./providers.ts";
 
+export type { HttpClientDeps } from "./_http.ts";
+export type { Gateway, GatewayHeaders, HeaderRule } from "./_gateways.ts";
+export { OPENAI_KEYS } from "./_openai_keys.ts";
+
 /** The provider litellm picks for a name (and `custom_llm_provider`), as far as the protocol goes. */
 function speaksAnthropic(input: ConfigInput<typeof OPENAI_KEYS>): boolean {
   const name = typeof input.model_name === "string" ? input.model_name : "";

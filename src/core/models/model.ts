@@ -6,12 +6,14 @@
  */
 import { ConfigError, FormatError } from "../errors.ts";
 import { renderTemplate } from "../../lib/python/template/template.ts";
-import { type ConfigInput, type ConfigOf, defineKeys, resolveKeys } from "../config/keys.ts";
+import { type ConfigInput, type ConfigOf, type Keys, resolveKeys } from "../config/keys.ts";
 import { parsePythonJson, pythonJsonError, stringifyPythonJson } from "../../lib/python/pyjson.ts";
 import { pyStrip } from "../../lib/python/pyrepr.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { markLast, withoutMarker } from "./_cache_control.ts";
 import { expandText } from "./_multimodal.ts";
+
+export type { PyRegex };
 import type {
   Action,
   AssistantMessage,
@@ -53,7 +55,7 @@ export const DEFAULT_TEXT_FORMAT_ERROR =
 export const DEFAULT_TOOLCALL_FORMAT_ERROR = "{{ error }}";
 
 /** The model keys this layer reads (the rest belong to the client). */
-export const CHAT_MODEL_KEYS = defineKeys({
+export const CHAT_MODEL_KEYS = {
   observation_template: {
     type: "string",
     template: true,
@@ -94,7 +96,7 @@ export const CHAT_MODEL_KEYS = defineKeys({
       "match stripped, so at most one group. A Python regex, translated exactly or refused with a message " +
       "naming the construct (see Python regexes).",
   },
-});
+} as const satisfies Keys;
 
 /** The resolved model keys of this layer. */
 export type ChatModelConfig = ConfigOf<typeof CHAT_MODEL_KEYS>;
@@ -159,6 +161,7 @@ export class ChatModel implements Model {
   readonly #sent = new WeakMap<Message, WireMessage>();
 
   /**
+   * A model over `client`, its templates and action format fixed by `config` and `format`.
    * @param config the resolved `model` section
    * @param client the transport
    * @param format tool calls (`toolcall`) or one fenced block per reply (`text`)

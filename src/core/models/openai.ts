@@ -56,6 +56,7 @@ export class OpenAIClient implements ChatClient {
   #auth: { authHint: string; keyFrom: string | undefined };
 
   /**
+   * A client for the model named by `input`, its key and endpoint resolved from `deps.env`.
    * @param config the `model:` section (see {@link OpenAIClientConfig})
    * @param deps environment, cost limit and injectable effects
    * @throws {ConfigError} for a bad key or value, a parameter the model does not take (without

@@ -32,7 +32,9 @@ export interface Provider {
    * `OPENAI_API_KEY`, the variable that goes with them.
    */
   openaiFallback?: boolean;
+  /** Which API the provider speaks. */
   protocol: Protocol;
+  /** Whether the provider reports each call's cost (else prices must be configured to enforce a cost limit). */
   reportsCost: CostReporting;
   /** A server on the user's own machine or network (never costs money, whatever its address). */
   local?: boolean;

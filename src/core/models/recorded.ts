@@ -11,7 +11,9 @@ import { parseCompletionBody, type ParsedResponse, parseResponsesBody } from "./
 
 /** One recorded call: the response as the trajectory keeps it, and its cost in dollars. */
 export interface RecordedReply {
+  /** The response body as the trajectory recorded it. */
   response: Json;
+  /** What the call cost, in dollars. */
   cost: number;
 }
 
@@ -31,7 +33,10 @@ export type NextReply = () => RecordedReply;
  */
 export class RecordedChatClient implements ChatClient {
   readonly #next: NextReply;
-  /** @param next the reply to each call */
+  /**
+   * A client that answers each call with the next recorded reply.
+   * @param next the reply to each call
+   */
   constructor(next: NextReply) {
     this.#next = next;
   }
@@ -61,7 +66,10 @@ export class RecordedChatClient implements ChatClient {
 /** A Responses API client that plays recorded responses (see {@link RecordedChatClient}). */
 export class RecordedResponsesClient implements ResponsesClient {
   readonly #next: NextReply;
-  /** @param next the reply to each call */
+  /**
+   * A client that answers each call with the next recorded reply.
+   * @param next the reply to each call
+   */
   constructor(next: NextReply) {
     this.#next = next;
   }

@@ -25,11 +25,14 @@ import type { ParsedResponse } from "./_wire.ts";
 import { expandText } from "./_multimodal.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 
+export type { ParsedResponse } from "./_wire.ts";
+
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
 export const BASH_TOOL_RESPONSE: Json = { type: "function", ...BASH_FUNCTION };
 
 /** The transport: one stateless Responses API call (the HTTP client implements it). */
 export interface ResponsesClient {
+  /** Send one request (the whole input, the tools) and parse the response and its cost. */
   respond(
     request: { input: readonly InputItem[]; tools: Json[] },
     signal?: AbortSignal,
@@ -63,6 +66,7 @@ export class ResponsesModel implements Model {
   readonly #multimodal: PyRegex | undefined;
 
   /**
+   * A model over the Responses API `client`, its templates fixed by `config`.
    * @param config the resolved `model` section
    * @param client the transport
    * @param style `typed` (OpenRouter: `{type: "message", role, content: [{type: "input_text", ...}]}`)

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { defineKeys, type Keys, resolveKeys } from "../config/keys.ts";
+import { type Keys, resolveKeys } from "../config/keys.ts";
 import { ConfigError } from "../errors.ts";
 import { isTree } from "../config/keys.ts";
 import type {
@@ -30,14 +30,14 @@ const ENTRIES = {
 } as const;
 
 /** The `model:` keys of `model_class: roulette`. */
-export const ROULETTE_KEYS = defineKeys({
+export const ROULETTE_KEYS = {
   ...CHAT_MODEL_KEYS,
   model_kwargs: ENTRIES,
   model_name: { type: "string", default: "roulette", doc: "Recorded as the model's name." },
-});
+} as const satisfies Keys;
 
 /** The `model:` keys of `model_class: interleaving`. */
-export const INTERLEAVING_KEYS = defineKeys({
+export const INTERLEAVING_KEYS = {
   ...ROULETTE_KEYS,
   model_name: { type: "string", default: "interleaving", doc: "Recorded as the model's name." },
   sequence: {
@@ -47,7 +47,7 @@ export const INTERLEAVING_KEYS = defineKeys({
     doc: "The order the models answer in, as indices into `model_kwargs` (`[0, 0, 1]`: the first twice, " +
       "then the second, then again); default: each in turn.",
   },
-});
+} as const satisfies Keys;
 
 /** Which of `n` models answers call number `calls` (0-based). */
 export type Pick = (n: number, calls: number) => number;
@@ -77,6 +77,7 @@ export class MetaModel implements Model {
   #last: Model;
 
   /**
+   * A model that hands each call to the one of `models` that `pick` names.
    * @param config the resolved `model` section (recorded in the trajectory, exposed to templates)
    * @param models one built model per entry of `model_kwargs`
    * @param pick which model answers each call

@@ -7,7 +7,13 @@
 import type { ChatClient, ChatRequest, Completion } from "../types.ts";
 import { isFault, type ScriptReply, toCompletionBody } from "./_script.ts";
 
-export { loadScript, parseScript, type ScriptReply } from "./_script.ts";
+export {
+  loadScript,
+  parseScript,
+  type ScriptFault,
+  type ScriptMessageReply,
+  type ScriptReply,
+} from "./_script.ts";
 import { parseCompletionBody } from "./_wire.ts";
 
 /** Options of {@link ScriptedClient}. */
@@ -45,6 +51,7 @@ export class ScriptedClient implements ChatClient {
   #options: ScriptedClientOptions;
 
   /**
+   * A client that answers each call with the next reply of the script.
    * @param replies the script (from `loadScript` or written inline)
    * @param options model name and default cost
    */

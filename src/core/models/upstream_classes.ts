@@ -12,7 +12,9 @@ import { MODEL_CLASSES } from "./classes.ts";
  * text (one fenced block), whatever the model class; none: claudius has no text-mode counterpart.
  */
 export interface UpstreamModelClass {
+  /** The claudius class that runs upstream v2's class. */
   cls: string;
+  /** The claudius class that runs upstream v1's class (text mode), if any. */
   text?: string;
 }
 
