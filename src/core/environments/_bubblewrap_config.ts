@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { type ConfigOf, defineKeys } from "../config/keys.ts";
+import type { ConfigOf, Keys } from "../config/keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 
 /** The keys of `environment_class: bubblewrap`. */
-export const BUBBLEWRAP_KEYS = defineKeys({
+export const BUBBLEWRAP_KEYS = {
   ...COMMON_ENVIRONMENT_KEYS,
   executable: {
     type: "string",
@@ -29,7 +29,7 @@ export const BUBBLEWRAP_KEYS = defineKeys({
     default: true,
     doc: "`false` adds `--unshare-net`: the sandbox sees only a loopback interface.",
   },
-});
+} as const satisfies Keys;
 
 /** The resolved config of `BubblewrapEnvironment` (`wrapper_args` filled in by the environment). */
 export type BubblewrapEnvironmentConfig = ConfigOf<typeof BUBBLEWRAP_KEYS>;

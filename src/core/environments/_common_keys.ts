@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { defineKeys } from "../config/keys.ts";
+import type { Keys } from "../config/keys.ts";
 
 /** Keys of every environment class. */
-export const COMMON_ENVIRONMENT_KEYS = defineKeys({
+export const COMMON_ENVIRONMENT_KEYS = {
   cwd: {
     type: "string",
     default: "",
@@ -38,4 +38,4 @@ export const COMMON_ENVIRONMENT_KEYS = defineKeys({
     nonEmpty: true,
     doc: "Argv the command is appended to.",
   },
-});
+} as const satisfies Keys;

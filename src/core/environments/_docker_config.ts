@@ -3,11 +3,11 @@
  *
  * @module
  */
-import { type ConfigOf, defineKeys } from "../config/keys.ts";
+import { type ConfigOf, defineKeys, type Keys } from "../config/keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 
 /** The keys of `environment_class: docker` (and `podman`). */
-export const DOCKER_KEYS = defineKeys({
+export const DOCKER_KEYS = {
   ...COMMON_ENVIRONMENT_KEYS,
   image: {
     type: "string",
@@ -46,7 +46,7 @@ export const DOCKER_KEYS = defineKeys({
     doc: "Seconds allowed for `docker run -d`, image pull included.",
   },
   interpreter: { ...COMMON_ENVIRONMENT_KEYS.interpreter, default: ["bash", "-lc"] },
-});
+} as const satisfies Keys;
 
 /** The resolved config of `DockerEnvironment`, as saved in the trajectory and seen by templates. */
 export type DockerEnvironmentConfig = ConfigOf<typeof DOCKER_KEYS>;

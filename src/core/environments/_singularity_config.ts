@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { type ConfigOf, defineKeys } from "../config/keys.ts";
+import type { ConfigOf, Keys } from "../config/keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 
 /** The keys of `environment_class: singularity`. */
-export const SINGULARITY_KEYS = defineKeys({
+export const SINGULARITY_KEYS = {
   ...COMMON_ENVIRONMENT_KEYS,
   image: {
     type: "string",
@@ -45,7 +45,7 @@ export const SINGULARITY_KEYS = defineKeys({
     default: ["--contain", "--cleanenv", "--fakeroot"],
     doc: "Arguments of `singularity exec`, before claudius's `--pwd`, `--env` and `--writable <sandbox>`.",
   },
-});
+} as const satisfies Keys;
 
 /** The resolved config of `SingularityEnvironment`, as saved in the trajectory and seen by templates. */
 export type SingularityEnvironmentConfig = ConfigOf<typeof SINGULARITY_KEYS>;

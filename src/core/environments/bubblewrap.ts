@@ -14,6 +14,8 @@
 import { ConfigError } from "../errors.ts";
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "./_bubblewrap_config.ts";
+
+export { BUBBLEWRAP_KEYS };
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { pyRepr } from "../../lib/python/template/template.ts";
 import { LocalEnvironment } from "./local.ts";
@@ -54,6 +56,7 @@ export class BubblewrapEnvironment implements Environment {
   readonly #local: LocalEnvironment;
 
   /**
+   * An environment whose commands run in a bubblewrap sandbox of the host.
    * @param config the `environment` config section
    * @param deps the host's environment and a logger
    * @throws {ConfigError} a field has the wrong type, or `cwd` is empty or relative

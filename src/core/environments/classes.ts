@@ -20,8 +20,11 @@ import { CONTREE_KEYS, contreeRefusal } from "./_contree.ts";
 
 /** One environment class: its keys, its documentation, the class whose keys it shares (README). */
 export interface EnvironmentClass {
+  /** The `environment:` keys the class reads. */
   keys: Keys;
+  /** One line for `--help` and the config reference. */
   doc: string;
+  /** The class whose keys this one shares, so the README lists them once. */
   group?: string;
   /** Upstream's class claudius has no backend for: its configs load, a run naming it is refused. */
   missing?: true;
@@ -97,8 +100,11 @@ export const ENVIRONMENT_UPSTREAM_ONLY: Keys = defineKeys({});
 
 /** The modules of the container and sandbox classes, loaded by the command layer when a config picks one. */
 export interface EnvironmentModules {
+  /** Loads `docker.ts` (`docker`, `podman`). */
   docker(): Promise<typeof import("./docker.ts")>;
+  /** Loads `bubblewrap.ts`. */
   bubblewrap(): Promise<typeof import("./bubblewrap.ts")>;
+  /** Loads `singularity.ts`. */
   singularity(): Promise<typeof import("./singularity.ts")>;
 }
 
@@ -106,7 +112,9 @@ export interface EnvironmentModules {
 export interface EnvironmentDeps {
   /** Loads the modules of the classes not always needed. */
   modules: EnvironmentModules;
+  /** The host's environment variables (`local` passes them on; engines read `DOCKER_HOST`, ...). */
   hostEnv: Record<string, string>;
+  /** Receives one-line warnings and notes. */
   log: (line: string) => void;
   /** Directory a relative working directory is resolved against. */
   cwd: string;

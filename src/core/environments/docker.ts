@@ -39,6 +39,7 @@ import { reprStr } from "../../lib/python/pyrepr.ts";
 import { containerLifetime, EXEC_WRAPPER, execEnvArgs, KILL_SCRIPT } from "./_container_args.ts";
 
 export { defaultIsolationArgs } from "./_container_args.ts";
+export { DOCKER_KEYS } from "./_docker_config.ts";
 import { GUARD_SECONDS, LeftoverGuard } from "./_leftover_guard.ts";
 import { runArgv, runStart, startFailure } from "./_container_start.ts";
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
@@ -108,6 +109,7 @@ export class DockerEnvironment implements Environment {
   readonly #probeSeconds: number;
 
   /**
+   * An environment whose commands run in a new container of `config.image`, started by `start()`.
    * @param config the `environment:` section (missing keys take their defaults)
    * @param deps host environment, run id and logger
    * @param engine whose keys' defaults apply (`podman`: `executable: podman`)

@@ -7,6 +7,8 @@
  */
 import { type ConfigInput, type ConfigOf, resolveKeys } from "../config/keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
+
+export { COMMON_ENVIRONMENT_KEYS };
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { runCommand } from "../../lib/process.ts";
 import { killGroups } from "../../lib/process_groups.ts";
@@ -16,7 +18,7 @@ import { failure, pythonName } from "./_failure.ts";
 import { withoutBashEnv } from "./bash_env.ts";
 
 /** The keys of `environment_class: local`. */
-export const LOCAL_KEYS = COMMON_ENVIRONMENT_KEYS;
+export const LOCAL_KEYS: typeof COMMON_ENVIRONMENT_KEYS = COMMON_ENVIRONMENT_KEYS;
 
 /** The resolved config, as saved in the trajectory and exposed to templates. */
 export type LocalEnvironmentConfig = ConfigOf<typeof LOCAL_KEYS>;
@@ -54,6 +56,7 @@ export class LocalEnvironment implements Environment {
   readonly #guard = new OrphanGuard();
 
   /**
+   * An environment whose commands run on the host, in `config.cwd`.
    * @param config the `environment` config section
    * @param hostEnv the host's environment (main passes `Deno.env.toObject()`)
    * @throws {ConfigError} a field has the wrong type

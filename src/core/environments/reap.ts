@@ -6,6 +6,8 @@
 import { runCommand } from "../../lib/process.ts";
 import { engineEnv, engineError, machineOwner, type Owner, OWNER_LABELS, removeArgs } from "./_engine.ts";
 
+export type { Owner };
+
 /** How {@link reapContainers} reaches the engine and what it may remove. */
 export interface ReapOptions {
   /** Engine address (`DOCKER_HOST` of the engine CLI); undefined: the CLI's default. */

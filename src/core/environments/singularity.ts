@@ -21,6 +21,8 @@ import { runCommand, type RunResult } from "../../lib/process.ts";
 import { reprStr } from "../../lib/python/pyrepr.ts";
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import { SINGULARITY_KEYS, type SingularityEnvironmentConfig } from "./_singularity_config.ts";
+
+export { SINGULARITY_KEYS };
 import { failure, pythonName } from "./_failure.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { cliName, engineError, errorText, randomHex } from "./_engine.ts";
@@ -68,6 +70,7 @@ export class SingularityEnvironment implements Environment {
   readonly #stop = new AbortController();
 
   /**
+   * An environment whose commands run in a sandbox built from `config.image`.
    * @param config the `environment:` section (missing keys take their defaults)
    * @param deps host environment and logger
    * @throws {ConfigError} `image` is missing or a field has the wrong type
