@@ -9,7 +9,7 @@
 import { ConfigError } from "../errors.ts";
 import { checkTemplate, TemplateError } from "../../lib/python/template/template.ts";
 import { nearestKey } from "../../lib/spelling.ts";
-import { defineKeys, invalidReason, isTree, type Keys, mergeTrees } from "./keys.ts";
+import { invalidReason, isTree, type Keys, mergeTrees } from "./keys.ts";
 import { loadedSections, loadSections, type Schema, sectionKeys } from "./schema.ts";
 import { isSecretName, REDACTED, redactSecrets, redactText } from "../redact.ts";
 
@@ -24,6 +24,7 @@ export interface ConfigSource {
   path?: string;
   /** File text, for line lookups. */
   text?: string;
+  /** The parsed mapping (a file's YAML, or the flags' settings). */
   data: ConfigTree;
 }
 
@@ -31,7 +32,7 @@ export interface ConfigSource {
 export const COMMAND_LINE = "the command line";
 
 /** The `run` key the checker reads (joined to the `run` section by the schema). */
-export const CHECK_KEYS = defineKeys({
+export const CHECK_KEYS = {
   strict_config: {
     type: "bool",
     default: false,
@@ -39,7 +40,7 @@ export const CHECK_KEYS = defineKeys({
       "is one warning naming its file, line and the nearest known key, and is ignored, as upstream's " +
       "config classes ignore it.",
   },
-});
+} as const satisfies Keys;
 
 /** A key or section no class of its section reads. */
 export interface UnknownKey {
@@ -51,6 +52,7 @@ export interface UnknownKey {
   nearest?: string;
   /** What the key is, when it is a known shape (a trajectory's `model_type` line). */
   note?: string;
+  /** A whole section no class reads, rather than one key. */
   section: boolean;
 }
 
@@ -179,7 +181,7 @@ export async function checkSource(
   schema: Schema,
   source: ConfigSource,
   warn: (line: string) => void,
-  unknown?: Found,
+  unknown?: (u: UnknownKey) => void,
 ): Promise<void> {
   const found: Found = unknown ?? ((u) => {
     throw unknownKeyError(u);

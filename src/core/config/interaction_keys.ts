@@ -7,10 +7,10 @@
  * @module
  */
 import { AGENT_KEYS } from "../agent.ts";
-import { type ConfigOf, defineKeys } from "./keys.ts";
+import type { ConfigOf, Keys } from "./keys.ts";
 
 /** The interaction keys, as the default agent reads them (unset unless a config sets them). */
-export const INTERACTION_KEYS = defineKeys({
+export const INTERACTION_KEYS = {
   mode: {
     type: "string",
     values: ["confirm", "yolo", "human"],
@@ -33,14 +33,14 @@ export const INTERACTION_KEYS = defineKeys({
       "(even in yolo mode); headless it is refused and the model is told why. `-c dangerous` adds a " +
       "documented list (`rm -rf /`, `git push --force`, `mkfs`, ...).",
   },
-});
+} as const satisfies Keys;
 
 /** The same keys with upstream's `InteractiveAgent` defaults. */
-export const INTERACTIVE_DEFAULTS = defineKeys({
+export const INTERACTIVE_DEFAULTS = {
   mode: { ...INTERACTION_KEYS.mode, default: "confirm" },
   whitelist_actions: { ...INTERACTION_KEYS.whitelist_actions, default: [] },
   confirm_exit: { ...INTERACTION_KEYS.confirm_exit, default: true },
-});
+} as const satisfies Keys;
 
 /** The interactive agent's keys: the default agent's, with upstream's interactive defaults. */
 export const INTERACTIVE_AGENT_KEYS = {
@@ -56,4 +56,7 @@ export type InteractiveConfig = ConfigOf<typeof INTERACTIVE_AGENT_KEYS>;
  * The default agent's keys as the episode resolves them: upstream's seven, and the interaction keys a
  * config sets (recorded with them; the command layer refuses a mode that would ask where no one answers).
  */
-export const DEFAULT_AGENT_KEYS = { ...AGENT_KEYS, ...INTERACTION_KEYS };
+export const DEFAULT_AGENT_KEYS: typeof AGENT_KEYS & typeof INTERACTION_KEYS = {
+  ...AGENT_KEYS,
+  ...INTERACTION_KEYS,
+};

@@ -50,6 +50,7 @@ export type ValueOf<K extends KeyType> = K extends "string" ? string
 
 /** One documented config key. */
 export interface KeyDef<K extends KeyType = KeyType> {
+  /** What values the key takes (checked when a config is loaded). */
   type: K;
   /** One or two sentences: what the key does (the README's "meaning" column). */
   doc: string;
@@ -85,7 +86,8 @@ export type AnyKeyDef = { [K in KeyType]: KeyDef<K> }[KeyType];
 /** A table of key definitions (one component's config). */
 export type Keys = Record<string, AnyKeyDef>;
 
-type WithDefault<T extends Keys> = {
+/** The keys of `T` a resolved config always has: defaulted, required, or sections. */
+export type WithDefault<T extends Keys> = {
   // Sections are always filled (with their keys' defaults), so they are never optional.
   [P in keyof T]: T[P] extends { default: unknown } | { required: true | string } | { type: "section" } ? P
     : never;
@@ -99,7 +101,9 @@ export type ConfigOf<T extends Keys> =
 /** What a component's constructor accepts: any subset of its keys (defaults fill the rest). */
 export type ConfigInput<T extends Keys> = { [P in keyof T]?: SectionOr<T[P]> } & Record<string, unknown>;
 
-type SectionOr<D extends AnyKeyDef> = D extends { type: "section"; keys: infer S extends Keys } ? ConfigOf<S>
+/** The value type of a key: a section's resolved config, or {@link ValueOf} its type. */
+export type SectionOr<D extends AnyKeyDef> = D extends { type: "section"; keys: infer S extends Keys }
+  ? ConfigOf<S>
   : ValueOf<D["type"]>;
 
 /**

@@ -32,10 +32,15 @@ export {
  * them; their feature reads them with its own keys.
  */
 export interface ResolvedConfig {
+  /** The `agent:` section and the class it names. */
   agent: ConfigTree & Partial<AgentConfig> & { agent_class: string };
+  /** The `environment:` section and the class it names. */
   environment: ConfigTree & { environment_class: string };
+  /** The `model:` section and the class it names. */
   model: ConfigTree & { model_class: string };
+  /** The `run:` section (task, output, limits of the run itself). */
   run: ConfigTree;
+  /** Any other section a config names (a feature's, such as `mechanisms`). */
   [section: string]: ConfigTree | undefined;
 }
 
@@ -47,6 +52,7 @@ export interface ConfigIO {
   builtinDir: string;
   /** Upstream's `$MSWEA_CONFIG_DIR`: searched after the current directory. */
   configDir?: string;
+  /** Reads the text of a config file found by its spec (a failure becomes a `ConfigError`). */
   readTextFile(path: string): Promise<string>;
   /**
    * The YAML reader (`lib/python/yaml.ts`), loaded on first use: a file whose text is a built-in

@@ -13,7 +13,7 @@ import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { markLast, withoutMarker } from "./_cache_control.ts";
 import { expandText } from "./_multimodal.ts";
 
-export type { PyRegex };
+export type { PyMatch, PyMatchSpan, PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type {
   Action,
   AssistantMessage,

@@ -60,8 +60,11 @@ export type PyMatch = (string | undefined)[];
 
 /** One match of {@link PyRegex.finditer}: its span in the text (UTF-16 offsets) and its groups. */
 export interface PyMatchSpan {
+  /** Where the match begins. */
   start: number;
+  /** Where the match ends (exclusive). */
   end: number;
+  /** The whole match and its groups, as {@link PyRegex.match} returns them. */
   groups: PyMatch;
 }
 
