@@ -9,17 +9,29 @@ import type { Action, AssistantMessage, Environment, LoopView, Message, Model, V
 
 /** What the view reads from the loop (the agent's public members). */
 export interface ViewedLoop<C> {
+  /** The trajectory so far. */
   readonly messages: readonly Message[];
+  /** Model calls so far. */
   readonly nCalls: number;
+  /** Dollars spent so far. */
   readonly cost: number;
+  /** The variables the run was given. */
   readonly runVars: Readonly<Vars>;
+  /** The resolved `agent` section. */
   readonly config: C;
+  /** The model the loop queries. */
   readonly model: Model;
+  /** The environment commands run in. */
   readonly env: Environment;
+  /** Every template variable as the loop renders them now. */
   templateVars(): Vars;
+  /** Whole seconds since the run began. */
   elapsedSeconds(): number;
+  /** Throws the ending a reached limit asks for. */
   checkLimits(): void;
+  /** Appends messages to the trajectory (and shows them). */
   addMessages(...messages: Message[]): unknown;
+  /** Calls the model, counting and billing the call (see {@link LoopView.call}). */
   call(messages: readonly Message[], kind: "tools" | "prose"): Promise<AssistantMessage>;
 }
 

@@ -6,147 +6,41 @@
  */
 
 import type { Json } from "../lib/json.ts";
+import type {
+  Action,
+  AssistantMessage,
+  Message,
+  ReplyMessage,
+  ToolMessage,
+  UserMessage,
+  WireMessage,
+} from "./messages.ts";
 
 export type { Json };
+export type {
+  Action,
+  AssistantExtra,
+  AssistantMessage,
+  ContentPart,
+  CopiedExtra,
+  ExitExtra,
+  ExitMessage,
+  HumanCommandExtra,
+  InterruptExtra,
+  MechanismExtra,
+  Message,
+  ObservationExtra,
+  ReplyMessage,
+  Role,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+  UserMessage,
+  WireMessage,
+} from "./messages.ts";
 
 /** Template variables: plain data handed to the Jinja2-compatible renderer. */
 export type Vars = Record<string, unknown>;
-
-/** One OpenAI-style function call made by the model. */
-export interface ToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
-}
-
-/** A message role. `exit` ends the run and is never sent to the API. */
-export type Role = "system" | "user" | "assistant" | "tool" | "exit";
-
-/**
- * A message as it travels to and from the API: role, content, and every other field the provider
- * returned (`tool_calls`, `reasoning_content`, ...), never `extra`.
- */
-export interface WireMessage {
-  role: Role;
-  /** Text, or parts (multimodal content, a cache marker on a text part). */
-  content: string | null | ContentPart[];
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
-  [key: string]: unknown;
-}
-
-/** `extra` of an assistant message: the parsed actions, the raw response, the call's cost. */
-export interface AssistantExtra {
-  actions: Action[];
-  /** The whole raw response body. */
-  response: Json;
-  /** Dollars. */
-  cost: number;
-  /** Unix seconds. */
-  timestamp: number;
-  [key: string]: unknown;
-}
-
-/** `extra` of an observation (a tool message, or a user message in text mode). */
-export interface ObservationExtra {
-  /** The command's output (bounded, see the environment). */
-  raw_output: string;
-  returncode: number;
-  timestamp: number;
-  exception_info: string;
-  [key: string]: unknown;
-}
-
-/**
- * `extra` of a user message that interrupts the flow: a format error (`FormatError`, with the billed
- * `cost` and `response`), or an interactive event (`UserRejection`, ...).
- */
-export interface InterruptExtra {
-  interrupt_type: string;
-  cost?: number;
-  response?: Json;
-  [key: string]: unknown;
-}
-
-/**
- * `extra` of a message an opt-in mechanism added (src/features/mechanisms/): `mechanism` names the switch
- * (`compression`, `nudge`, `planning`, ...); see the README's "Rich mechanisms" section.
- */
-export interface MechanismExtra {
-  mechanism: string;
-  [key: string]: unknown;
-}
-
-/** `extra` of a copy of the task after a context restart (see `src/features/mechanisms/_window.ts`). */
-export interface CopiedExtra {
-  is_copied_context: true;
-  /** The index of the message it copies. */
-  copied_from: number;
-  [key: string]: unknown;
-}
-
-/** `extra` of a command typed by the user in human mode (upstream's `User command:` message). */
-export interface HumanCommandExtra {
-  actions: Action[];
-  [key: string]: unknown;
-}
-
-/** `extra` of the exit message: the run's ending. */
-export interface ExitExtra {
-  exit_status: string;
-  submission: string;
-  /** Unexpected errors: the message and the stack (upstream's names). */
-  exception_str?: string;
-  traceback?: string;
-  [key: string]: unknown;
-}
-
-/** The system prompt (no metadata). */
-export interface SystemMessage extends WireMessage {
-  role: "system";
-  extra?: Record<string, unknown>;
-}
-/** The task, an observation (text mode), or an interruption (format error, user input). */
-export interface UserMessage extends WireMessage {
-  role: "user";
-  extra?: ObservationExtra | InterruptExtra | MechanismExtra | HumanCommandExtra | CopiedExtra;
-}
-/** The model's reply, as the provider returned it, plus what claudius parsed from it. */
-export interface AssistantMessage extends WireMessage {
-  role: "assistant";
-  /** The reply's text (a reply is never in parts). */
-  content: string | null;
-  extra: AssistantExtra;
-}
-/** A model's reply as parsed from the wire, before claudius adds its `extra`. */
-export interface ReplyMessage extends WireMessage {
-  role: "assistant";
-  /** The reply's text (text parts joined). */
-  content: string | null;
-}
-/** An observation of one tool call. */
-export interface ToolMessage extends WireMessage {
-  role: "tool";
-  tool_call_id: string;
-  extra: ObservationExtra;
-}
-/** The last message of every run. */
-export interface ExitMessage extends WireMessage {
-  role: "exit";
-  extra: ExitExtra;
-}
-
-/**
- * One entry of the linear message list, which is also the trajectory. `extra` holds metadata (typed
- * per kind above) and is stripped before messages go to the API.
- */
-export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage | ExitMessage;
-
-/** A bash command the model asked for. `tool_call_id` is set in tool-call mode. */
-export interface Action {
-  command: string;
-  tool_call_id?: string;
-}
 
 /**
  * What running one action produced. A command that fails, times out or cannot start is still an
@@ -155,6 +49,7 @@ export interface Action {
 export interface ExecOutput {
   /** Merged stdout and stderr, decoded like Python's text mode (bounded, see the environment). */
   output: string;
+  /** The command's exit status; -1 when it could not finish. */
   returncode: number;
   /** Empty unless the command could not finish normally (timeout, spawn failure). */
   exception_info: string;
@@ -164,8 +59,11 @@ export interface ExecOutput {
 
 /** A program to run on the host: argv, working directory and environment (undefined: inherit). */
 export interface HostCommand {
+  /** The program and its arguments. */
   argv: string[];
+  /** Working directory (default: the host's current one). */
   cwd?: string;
+  /** Environment variables (default: inherit the host's). */
   env?: Record<string, string>;
 }
 
@@ -214,6 +112,7 @@ export interface EngineFault {
 export interface Completion {
   /** The assistant message exactly as the provider returned it (role, content, tool_calls, ...). */
   message: ReplyMessage;
+  /** Why the reply ended (`stop`, `tool_calls`, `length`, ...), as the provider said. */
   finish_reason: string | null;
   /** Cost of this call in dollars (provider-reported, else computed from configured prices, else 0). */
   cost: number;
@@ -225,6 +124,7 @@ export interface Completion {
 
 /** The request the model layer sends: messages already stripped of `extra`. */
 export interface ChatRequest {
+  /** The conversation so far, as the API takes it. */
   messages: WireMessage[];
   /** Tool definitions (tool-call mode) or undefined (text mode). */
   tools?: Json[];
@@ -232,6 +132,7 @@ export interface ChatRequest {
 
 /** A transport that turns a chat request into a completion: the HTTP client, or a scripted replay. */
 export interface ChatClient {
+  /** Send one request and parse the reply (the HTTP client retries what can be retried). */
   complete(request: ChatRequest, signal?: AbortSignal): Promise<Completion>;
 }
 
@@ -283,7 +184,9 @@ export interface LoopView<C = Readonly<Record<string, unknown>>> {
   readonly cost: number;
   /** The resolved `agent` section. */
   readonly config: Readonly<C>;
+  /** The model the loop queries. */
   readonly model: Model;
+  /** The environment commands run in. */
   readonly env: Environment;
   /** The variables the run was given (`task`, `instance`, ...). */
   readonly runVars: Readonly<Vars>;
@@ -330,8 +233,11 @@ export interface Hooks<C = Readonly<Record<string, unknown>>> {
 
 /** The state a loop starts from when it goes on from an earlier run (`claudius resume`). */
 export interface LoopState {
+  /** The predecessor's messages (its exit message left out). */
   messages: Message[];
+  /** The predecessor's model calls. */
   nCalls: number;
+  /** The predecessor's spend, in dollars. */
   cost: number;
   /** Format errors in a row at the end of `messages`. */
   formatErrors: number;
@@ -368,6 +274,3 @@ export type StreamEvent = { type: "start" } | { type: "text"; text: string };
 
 /** Receives {@link StreamEvent}s (the interactive screen). */
 export type StreamSink = (event: StreamEvent) => void;
-
-/** One part of a multi-part content (`{type: "text", text}`, an image, with a cache marker...). */
-export type ContentPart = { [key: string]: Json };
