@@ -7,7 +7,7 @@
  */
 import { errorExitMessage, exitMessage, FormatError, InterruptAgentFlow } from "./errors.ts";
 import { LimitsExceeded, TimeExceeded } from "./errors.ts";
-import { type ConfigOf, defineKeys, mergeTrees } from "./config/keys.ts";
+import { type ConfigOf, type Keys, mergeTrees } from "./config/keys.ts";
 import { pyFloat, renderTemplate } from "../lib/python/template/template.ts";
 import { asError } from "../lib/errors.ts";
 import { redactSecrets } from "./redact.ts";
@@ -22,7 +22,7 @@ const PROMPTS_HINT = "no config sets it; add -c default for the built-in prompts
 const template = (doc: string) => ({ type: "string", template: true, required: PROMPTS_HINT, doc }) as const;
 
 /** The `agent` config keys of the default agent: upstream's `AgentConfig`, one definition each. */
-export const AGENT_KEYS = defineKeys({
+export const AGENT_KEYS = {
   system_template: template("Jinja2 template of the system message."),
   instance_template: template("Jinja2 template of the first user message (sees `task`)."),
   step_limit: {
@@ -51,7 +51,7 @@ export const AGENT_KEYS = defineKeys({
     doc: "End with `RepeatedFormatError` after this many malformed replies in a row; 0 = unlimited.",
   },
   output_path: { type: "string|null", default: null, doc: "Trajectory path (`-o` wins)." },
-});
+} as const satisfies Keys;
 
 /** The resolved `agent` section. */
 export type AgentConfig = ConfigOf<typeof AGENT_KEYS>;

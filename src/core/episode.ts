@@ -9,7 +9,7 @@
  */
 import { AGENT_KEYS, type AgentConfig, type AgentDeps, DefaultAgent, type RunResult } from "./agent.ts";
 import type { ResolvedConfig } from "./config/load.ts";
-import { type ConfigOf, defineKeys, resolveKeys } from "./config/keys.ts";
+import { type ConfigOf, type Keys, resolveKeys } from "./config/keys.ts";
 import { DEFAULT_AGENT_KEYS } from "./config/interaction_keys.ts";
 import { errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "../lib/python/template/template.ts";
@@ -23,7 +23,7 @@ import type { Environment, Hooks, Json, LoopState, Message, Model, StreamSink, V
 import { GlobalLimits } from "./global_limits.ts";
 
 /** The `run` keys: what happens around the episode (artifacts and ATIF are the features'). */
-export const RUN_KEYS = defineKeys({
+export const RUN_KEYS = {
   task: { type: "string", doc: "The task when no `--task` / `--task-file` is given." },
   env_startup_command: {
     type: "string",
@@ -51,7 +51,7 @@ export const RUN_KEYS = defineKeys({
       "there). The trajectory itself " +
       "or a directory is refused before the first call; a failed write is one warning, the run goes on.",
   },
-});
+} as const satisfies Keys;
 
 /** The resolved `run` section. */
 export type RunConfig = ConfigOf<typeof RUN_KEYS>;
@@ -70,6 +70,7 @@ export interface EpisodeDeps {
   modules: ComponentModules;
   /** Aborted on a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) with an `Interrupted` reason. */
   signal?: AbortSignal;
+  /** Wall clock in milliseconds (default `Date.now`). */
   now?: () => number;
   /** Engine address for container environments (`DOCKER_HOST` of every engine CLI call). */
   dockerHost?: string;
@@ -96,7 +97,9 @@ export interface EpisodeWatch {
 
 /** What to run. */
 export interface Episode {
+  /** The task the agent is given (the `task` template variable). */
   task: string;
+  /** Where the trajectory is written. */
   outputPath: string;
   /** Refuse to overwrite an existing file at `outputPath` (default output names). */
   newFile?: boolean;
@@ -153,8 +156,11 @@ export interface EpisodePlug {
   makeAgent?: AgentFactory;
   /** Wraps the environment the agent runs commands in (the dangerous-command gate). */
   wrapEnv?: (env: Environment) => Environment;
+  /** Further writers of each save, given the redacted messages and `info` (e.g. another format). */
   savers?: Saver[];
+  /** Steps run after the loop, before the environment closes (the artifacts). */
   finish?: FinishStep[];
+  /** Go on from an earlier run (`claudius resume`) instead of starting afresh. */
   resume?: ResumePlan;
   /** Receives streamed replies as they arrive (`model.stream`). */
   onStream?: StreamSink;
@@ -162,7 +168,9 @@ export interface EpisodePlug {
 
 /** The outcome of an episode. */
 export interface EpisodeResult {
+  /** How the run ended (the exit message's `extra`). */
   result: RunResult;
+  /** The agent after the run: its messages and counters. */
   agent: DefaultAgent;
   /** Bytes written to the trajectory file (benchmark figure). */
   bytesWritten: number;

@@ -12,7 +12,10 @@ import { redactText } from "./redact.ts";
 export class InterruptAgentFlow extends Error {
   /** The messages the agent appends when it catches this. */
   readonly messages: Message[];
-  /** @param messages the messages to append (an `exit` message ends the run) */
+  /**
+   * An interruption that appends `messages`.
+   * @param messages the messages to append (an `exit` message ends the run)
+   */
   constructor(...messages: Message[]) {
     super(messages.map((m) => m.content ?? "").join("\n"));
     this.name = new.target.name;
@@ -84,7 +87,10 @@ export class EnvironmentLost extends InterruptAgentFlow {}
  * failed. Its message carries the command's output as upstream prints it.
  */
 export class RuntimeError extends Error {
-  /** @param message upstream's text, e.g. `Error executing startup command: {'output': ...}` */
+  /**
+   * A harness failure described by `message`.
+   * @param message upstream's text, e.g. `Error executing startup command: {'output': ...}`
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "RuntimeError";
@@ -93,7 +99,10 @@ export class RuntimeError extends Error {
 
 /** A bad config file, key, value or CLI flag. Messages name the file, line, key or flag. */
 export class ConfigError extends TypeError {
-  /** @param message one line naming what was wrong and where */
+  /**
+   * A config or usage error described by `message`.
+   * @param message one line naming what was wrong and where
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "ConfigError";
@@ -105,6 +114,7 @@ export class ApiError extends Error {
   /** HTTP status, or 0 for network errors and deadlines. */
   readonly status: number;
   /**
+   * An endpoint failure described by `message`, with the HTTP `status`.
    * @param message one line: what failed, the status, and what to do
    * @param status HTTP status, 0 when there was none
    */

@@ -37,6 +37,7 @@ export class GlobalLimits {
   calls = 0;
 
   /**
+   * Limits shared by every run of the process; each 0 means none.
    * @param costLimit dollars; 0 = none
    * @param callLimit calls; 0 = none
    */

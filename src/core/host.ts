@@ -17,6 +17,7 @@ export interface Host {
   builtinDir: string;
   /** The standard streams (the terminal layer reads and writes them directly). */
   stdin: typeof Deno.stdin;
+  /** The standard output (the terminal layer writes the screen to it). */
   stdout: typeof Deno.stdout;
   /** Whether stdin / stdout / stderr are terminals. */
   terminal: { stdin: boolean; stdout: boolean; stderr: boolean };

@@ -98,6 +98,7 @@ export class SecretRedactor {
   readonly #maxMatch: number;
 
   /**
+   * A redactor of `values` and their common encodings.
    * @param values the credential values (an empty list redacts nothing; empty strings are ignored)
    */
   constructor(values: readonly string[]) {

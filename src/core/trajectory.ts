@@ -18,6 +18,7 @@ export {
 
 /** A trajectory as read back: complete, or repaired from a torn tail. */
 export interface ReadTrajectory {
+  /** The parsed file: its messages and its `info` block, with every other top-level key. */
   data: Record<string, unknown> & { messages: Message[]; info: Record<string, unknown> };
   /** True when the file was torn and was repaired up to its last whole message. */
   repaired: boolean;

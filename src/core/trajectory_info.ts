@@ -22,6 +22,7 @@ export interface ResumeLink {
   messages: number;
   /** Its model calls and cost, included in this trajectory's `model_stats`. */
   api_calls: number;
+  /** Its cost in dollars, included in this trajectory's `model_stats`. */
   instance_cost: number;
   /** The predecessor was torn (its process killed mid-save) and was read up to its last whole message. */
   repaired: boolean;
@@ -29,7 +30,9 @@ export interface ResumeLink {
 
 /** The trajectory's `info` block (upstream's keys, plus claudius's version and artifact errors). */
 export interface TrajectoryInfo {
+  /** The run's dollars and model calls (the predecessor's included on a resume). */
   model_stats: { instance_cost: number; api_calls: number };
+  /** Each component's resolved config and the class recorded for it. */
   config: {
     agent: Record<string, unknown>;
     agent_type: string;
@@ -38,9 +41,13 @@ export interface TrajectoryInfo {
     environment: Record<string, unknown>;
     environment_type: string;
   };
+  /** Upstream's version this run matches (what upstream's tools read). */
   mini_version: string;
+  /** The claudius version that wrote the trajectory. */
   claudius_version: string;
+  /** How the run ended (`Submitted`, `LimitsExceeded`, ...); empty while it runs. */
   exit_status: string;
+  /** What the agent submitted (empty unless it submitted). */
   submission: string;
   /** What could not be saved after the run (`run.save_tarball`, `run.save_patch`). */
   artifact_errors?: Record<string, string>;
@@ -56,6 +63,7 @@ export interface TrajectoryInfo {
 export interface InfoExtras {
   /** `run.env_startup_command`, recorded as `config.run` (a resumed run in a new container runs it again). */
   startupCommand?: string;
+  /** A resumed run: the trajectory it went on from, recorded as `info.resumed_from`. */
   resumedFrom?: ResumeLink;
 }
 

@@ -52,7 +52,10 @@ export interface TrajectoryHead {
 
 /** A save that did not reach the disk; the message names the file, what is in it and what to do. */
 export class TrajectorySaveError extends Error {
-  /** @param message one line: the file, the cause, the state of the file, what to do */
+  /**
+   * A save failure described by `message`.
+   * @param message one line: the file, the cause, the state of the file, what to do
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "TrajectorySaveError";
@@ -82,6 +85,7 @@ export class TrajectoryWriter {
   readonly #head: TrajectoryHead;
 
   /**
+   * A writer of the trajectory at `path`; nothing is written before {@link TrajectoryWriter.open}.
    * @param path where the trajectory goes (parent directories are created)
    * @param head extra top-level keys
    */

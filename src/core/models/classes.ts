@@ -162,7 +162,7 @@ export interface ModelDeps {
   modules: ModelModules;
   /** The host's environment variables (keys, base URLs, registry paths). */
   hostEnv: Record<string, string>;
-  /** Prints a one-line note (a registry in use, a gateway's caveat). */
+  /** Receives one-line notes (a registry in use, what stands in for a gateway). */
   log: (line: string) => void;
   /** Directory relative paths (scripts, registries) are resolved against. */
   cwd: string;
