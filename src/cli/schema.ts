@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { defineKeys, type Keys } from "../core/config/keys.ts";
+import type { Keys } from "../core/config/keys.ts";
 import type { Schema, SectionDef } from "../core/config/schema.ts";
 import { DEFAULT_AGENT_KEYS, INTERACTIVE_AGENT_KEYS } from "../core/config/interaction_keys.ts";
 import { RUN_KEYS } from "../core/episode.ts";
@@ -56,11 +56,11 @@ const model: SectionDef = {
     MODEL_CLASSES,
     (c) => ({ http: "HTTP classes", scripted: "scripted", meta: "meta models" })[c.transport],
   ),
-  upstreamOnly: defineKeys({
+  upstreamOnly: {
     litellm_model_name_override: { type: "string", inert: true, doc: "upstream's portkey model" },
     cost_per_call: { type: "number", inert: true, doc: "upstream's deterministic model: use reply `cost`" },
     outputs: { type: "list", inert: true, doc: "upstream's deterministic model: use `replies`" },
-  }),
+  } as const satisfies Keys,
 };
 
 /** The `mechanisms` section (the rich harness's switches), loaded when a config names it. */

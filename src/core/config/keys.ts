@@ -1,16 +1,17 @@
 /**
  * How a config key is defined, once: its type, default, documentation and checks. Each component
- * declares its keys with {@link defineKeys} next to its code; validation of config files, defaults,
+ * declares its keys next to its code, as a table `as const satisfies Keys` (the literal types are what
+ * {@link ConfigOf} reads, and the type stays explicit for the docs); validation of config files, defaults,
  * the typed config objects components receive, and the README's config reference are all derived
  * from those definitions.
  *
  * @example
  * ```ts
- * import { type ConfigOf, defineKeys, resolveKeys } from "./keys.ts";
- * const KEYS = defineKeys({
+ * import { type ConfigOf, type Keys, resolveKeys } from "./keys.ts";
+ * const KEYS = {
  *   timeout: { type: "number", default: 30, min: 0, doc: "Seconds one action may run." },
  *   image: { type: "string", doc: "Container image." },
- * });
+ * } as const satisfies Keys;
  * type Config = ConfigOf<typeof KEYS>; // { timeout: number; image?: string }
  * const config: Config = resolveKeys(KEYS, { image: "python:3.12" }, "environment");
  * ```
@@ -105,13 +106,6 @@ export type ConfigInput<T extends Keys> = { [P in keyof T]?: SectionOr<T[P]> } &
 export type SectionOr<D extends AnyKeyDef> = D extends { type: "section"; keys: infer S extends Keys }
   ? ConfigOf<S>
   : ValueOf<D["type"]>;
-
-/**
- * Declare a component's keys (identity at run time; keeps the literal types for {@link ConfigOf}).
- */
-export function defineKeys<const T extends Keys>(keys: T): T {
-  return keys;
-}
 
 /** True for a plain mapping (not an array, not null). */
 export function isTree(value: unknown): value is Record<string, unknown> {

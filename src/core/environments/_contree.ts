@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { defineKeys } from "../config/keys.ts";
+import type { Keys } from "../config/keys.ts";
 import { ConfigError } from "../errors.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 
 /** `contree`'s keys, as upstream's `ContreeEnvironmentConfig` has them. */
-export const CONTREE_KEYS = defineKeys({
+export const CONTREE_KEYS = {
   ...COMMON_ENVIRONMENT_KEYS,
   cwd: { ...COMMON_ENVIRONMENT_KEYS.cwd, default: "/" },
   timeout: { ...COMMON_ENVIRONMENT_KEYS.timeout, default: 100 },
@@ -21,7 +21,7 @@ export const CONTREE_KEYS = defineKeys({
   forward_env: { type: "string[]", default: [], doc: "Host variables passed into the sandbox when set." },
   import_username: { type: "string|null", doc: "Registry user for importing the image." },
   import_password: { type: "string|null", doc: "Registry password for importing the image." },
-});
+} as const satisfies Keys;
 
 /** The refusal of `environment_class: contree`. */
 export function contreeRefusal(): ConfigError {

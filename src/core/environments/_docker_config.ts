@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type ConfigOf, defineKeys, type Keys } from "../config/keys.ts";
+import type { ConfigOf, Keys } from "../config/keys.ts";
 import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
 
 /** The keys of `environment_class: docker` (and `podman`). */
@@ -55,7 +55,7 @@ export type DockerEnvironmentConfig = ConfigOf<typeof DOCKER_KEYS>;
  * The keys of `environment_class: podman`: docker's, run with the podman CLI (`executable` defaults to
  * `podman`; `MSWEA_DOCKER_EXECUTABLE` is docker's and does not apply).
  */
-export const PODMAN_KEYS = defineKeys({
+export const PODMAN_KEYS = {
   ...DOCKER_KEYS,
   executable: { type: "string", default: "podman", doc: "Container CLI: `podman` (or a path to it)." },
-});
+} as const satisfies Keys;

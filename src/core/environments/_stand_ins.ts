@@ -6,18 +6,18 @@
  *
  * @module
  */
-import { defineKeys } from "../config/keys.ts";
+import type { Keys } from "../config/keys.ts";
 import type { StandIn } from "../config/schema.ts";
 import { DOCKER_KEYS } from "./_docker_config.ts";
 
 /** `swerex_docker`'s keys: docker's, plus the deployment's. */
-export const SWEREX_DOCKER_KEYS = defineKeys({
+export const SWEREX_DOCKER_KEYS = {
   ...DOCKER_KEYS,
   deployment_extra_kwargs: { type: "object", default: {}, doc: "Not acted on (SWE-ReX's)." },
-});
+} as const satisfies Keys;
 
 /** `swerex_modal`'s keys: docker's, plus Modal's. */
-export const SWEREX_MODAL_KEYS = defineKeys({
+export const SWEREX_MODAL_KEYS = {
   ...DOCKER_KEYS,
   startup_timeout: {
     type: "number",
@@ -32,7 +32,7 @@ export const SWEREX_MODAL_KEYS = defineKeys({
   deployment_timeout: { type: "number", min: 0, doc: "Not acted on (Modal's)." },
   install_pipx: { type: "bool", doc: "Not acted on (Modal's)." },
   modal_sandbox_kwargs: { type: "object", doc: "Not acted on (Modal's)." },
-});
+} as const satisfies Keys;
 
 const without = (config: Record<string, unknown>, keys: string[]) =>
   Object.fromEntries(Object.entries(config).filter(([k]) => !keys.includes(k)));

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { defineKeys, type Keys } from "../config/keys.ts";
+import type { Keys } from "../config/keys.ts";
 import type { StandIn } from "../config/schema.ts";
 import { ConfigError } from "../errors.ts";
 import type { Environment } from "../types.ts";
@@ -96,7 +96,7 @@ export function upstreamEnvironmentClass(name: string): string | undefined {
 export const ENVIRONMENT_STAND_INS: Readonly<Record<string, StandIn>> = SWEREX_STAND_INS;
 
 /** Keys of upstream's environments claudius accepts with a warning and does not act on (none now). */
-export const ENVIRONMENT_UPSTREAM_ONLY: Keys = defineKeys({});
+export const ENVIRONMENT_UPSTREAM_ONLY: Keys = {} as const satisfies Keys;
 
 /** The modules of the container and sandbox classes, loaded by the command layer when a config picks one. */
 export interface EnvironmentModules {

@@ -6,7 +6,7 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-import { defineKeys } from "../config/keys.ts";
+import type { Keys } from "../config/keys.ts";
 import type { Endpoint } from "./_presets.ts";
 
 /** What one gateway adds to a request: headers (secret values listed for redaction). */
@@ -73,13 +73,13 @@ export class Gateway {
 }
 
 /** The `model:` keys of `model_class: portkey` beyond the HTTP client's. */
-export const PORTKEY_KEYS = defineKeys({
+export const PORTKEY_KEYS = {
   provider: {
     type: "string",
     default: "",
     doc: "Sent as `x-portkey-provider` (e.g. `@openai`) when `PORTKEY_VIRTUAL_KEY` is not set.",
   },
-});
+} as const satisfies Keys;
 
 const PORTKEY_URL = "https://api.portkey.ai/v1";
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
-import { type ConfigOf, defineKeys } from "../../core/config/keys.ts";
+import type { ConfigOf, Keys } from "../../core/config/keys.ts";
 
 function regexCheck(source: string): string | undefined {
   try {
@@ -21,7 +21,7 @@ const enabled = { type: "bool", default: false, doc: "Turn the mechanism on." } 
 const ours = "our prose (src/features/mechanisms/keys.ts)";
 
 /** Verification gate: a submission is refused until a check has passed. */
-const VERIFY_KEYS = defineKeys({
+const VERIFY_KEYS = {
   enabled,
   mode: {
     type: "string",
@@ -78,10 +78,10 @@ const VERIFY_KEYS = defineKeys({
     min: 0,
     doc: "Accept the submission anyway after this many refusals; 0 = never.",
   },
-});
+} as const satisfies Keys;
 
 /** Context compression at a prompt-token threshold. */
-const COMPRESSION_KEYS = defineKeys({
+const COMPRESSION_KEYS = {
   enabled,
   prompt_tokens: {
     type: "int",
@@ -120,10 +120,10 @@ const COMPRESSION_KEYS = defineKeys({
       "work so far; continue the task from where it stands.\n\n<summary>\n{{ summary }}\n</summary>",
     doc: "The user message that follows the copied task after the restart (sees `summary`, `compactions`).",
   },
-});
+} as const satisfies Keys;
 
 /** Sub-agents: the model runs claudius itself on a task file and gets a patch back. */
-const SUBAGENT_KEYS = defineKeys({
+const SUBAGENT_KEYS = {
   enabled,
   command: {
     type: "string",
@@ -157,10 +157,10 @@ const SUBAGENT_KEYS = defineKeys({
       "changes it made.{% if max_count %} You can start at most {{ max_count }}.{% endif %}",
     doc: "Appended to the first user message when the agent may start sub-agents (sees the keys above).",
   },
-});
+} as const satisfies Keys;
 
 /** Project context files preloaded into the first user message. */
-const PROJECT_CONTEXT_KEYS = defineKeys({
+const PROJECT_CONTEXT_KEYS = {
   enabled,
   files: {
     type: "string[]",
@@ -177,10 +177,10 @@ const PROJECT_CONTEXT_KEYS = defineKeys({
     doc: "Renders the template variable `project_context` from `files` (a list of `name`, `content`); " +
       "appended to the first user message unless `agent.instance_template` uses `project_context`.",
   },
-});
+} as const satisfies Keys;
 
 /** Structured file actions handled by the harness. */
-const FILE_ACTION_KEYS = defineKeys({
+const FILE_ACTION_KEYS = {
   enabled,
   fence: {
     type: "string",
@@ -207,10 +207,10 @@ const FILE_ACTION_KEYS = defineKeys({
       "{% if fence %} Write each action in a ```{{ fence }} block.{% endif %}",
     doc: "Appended to the first user message (sees `fence`: set in text mode only).",
   },
-});
+} as const satisfies Keys;
 
 /** Routing and planning with the user (interactive runs only). */
-const PLANNING_KEYS = defineKeys({
+const PLANNING_KEYS = {
   enabled,
   routing_template: {
     type: "string",
@@ -256,10 +256,10 @@ const PLANNING_KEYS = defineKeys({
     doc: "A plan reply containing this ends the planning.",
   },
   max_rounds: { type: "int", default: 20, min: 1, doc: "Plan replies at most (Daemon: 20)." },
-});
+} as const satisfies Keys;
 
 /** Reroll on an empty submission (best-of-k; not pass@1). */
-const REROLL_KEYS = defineKeys({
+const REROLL_KEYS = {
   enabled,
   k: { type: "int", default: 2, min: 2, doc: "Attempts at most (Daemon: 2)." },
   empty: {
@@ -269,10 +269,10 @@ const REROLL_KEYS = defineKeys({
     doc: "What counts as empty: the submitted text (whitespace only), or `diff`: `git status --porcelain` " +
       "in the working directory prints nothing (Daemon: an empty patch).",
   },
-});
+} as const satisfies Keys;
 
 /** Anti-flailing nudge. */
-const NUDGE_KEYS = defineKeys({
+const NUDGE_KEYS = {
   enabled,
   after: {
     type: "int",
@@ -289,10 +289,10 @@ const NUDGE_KEYS = defineKeys({
       "and change your approach.",
     doc: "The user message added before the next query (sees `streak`).",
   },
-});
+} as const satisfies Keys;
 
 /** The `mechanisms` keys: every switch of the rich harness, each off by default. */
-export const MECHANISM_KEYS = defineKeys({
+export const MECHANISM_KEYS = {
   verify: {
     type: "section",
     keys: VERIFY_KEYS,
@@ -333,7 +333,7 @@ export const MECHANISM_KEYS = defineKeys({
     keys: NUDGE_KEYS,
     doc: "Anti-flailing nudge after repeated failing or repeated commands.",
   },
-});
+} as const satisfies Keys;
 
 /** The resolved `mechanisms` section. */
 export type MechanismsConfig = ConfigOf<typeof MECHANISM_KEYS>;
