@@ -24,6 +24,15 @@ const REPLIES = `- content: Look first.
 - commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat hello.py"]
 `;
 
+/**
+ * Clear the screen and wait for the shell's prompt alone on it: a line typed before the prompt is back
+ * is echoed without it (a typed command, not claudius's output, over 80 columns).
+ */
+async function clear(tmux: Tmux): Promise<void> {
+  await tmux.run("clear");
+  await tmux.waitFor((s) => /^bash-[\d.]+[$#] *$/.test(s.trim()), "the cleared screen");
+}
+
 /** The lines of a joined capture, trailing blanks dropped. */
 const linesOf = (screen: string) => screen.trimEnd().split("\n").map((l) => l.trimEnd());
 /** Lines over 80 columns, the shell's own (a typed command line) aside. */
@@ -36,7 +45,7 @@ Deno.test("claudius at an 80-column terminal: each step, its result line, the su
   const tmux = await Tmux.start(80, 40, { PATH: Deno.env.get("PATH") ?? "", HOME: dir });
   try {
     await tmux.run(`cd ${dir} && claudius() { "${Deno.execPath()}" run ${PERMS} ${MAIN} "$@"; }`);
-    await tmux.run("clear");
+    await clear(tmux);
     const specs = "-c model.model_class=scripted -c model.model_name=demo -c model.script=replies.yaml";
     await tmux.run(`claudius ${specs} -t 'Say hello' --step-limit 4`);
     const run = await tmux.waitFor((s) => /claudius resume --last/.test(s), "the run's summary");
@@ -80,7 +89,7 @@ Deno.test("claudius at an 80-column terminal: each step, its result line, the su
     // deno-lint-ignore no-control-regex
     assertMatch(colours, /\[31m(?:\x1b\[\d+m)* {4}→ rc 1/);
 
-    await tmux.run("clear");
+    await clear(tmux);
     await tmux.run("claudius resume --last --step-limit 0");
     const resumed = await tmux.waitFor(
       (s) => /claudius: Submitted[\s\S]*^bash-[\d.]+[$#] *$/m.test(s),
