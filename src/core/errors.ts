@@ -109,7 +109,52 @@ export class ConfigError extends TypeError {
   }
 }
 
-/** The model endpoint failed in a way retries cannot fix (auth, bad request, retries exhausted). */
+/** The exception litellm raises for each HTTP status (upstream's `exit_status` is that class's name). */
+const LITELLM_ERRORS: Readonly<Record<number, string>> = {
+  400: "BadRequestError",
+  401: "AuthenticationError",
+  403: "PermissionDeniedError",
+  404: "NotFoundError",
+  408: "Timeout",
+  413: "BadRequestError",
+  422: "BadRequestError",
+  429: "RateLimitError",
+  500: "InternalServerError",
+  503: "ServiceUnavailableError",
+  504: "Timeout",
+  529: "InternalServerError",
+};
+
+/** What providers say when the prompt does not fit (the phrases litellm maps to its context error). */
+const CONTEXT_OVERFLOW =
+  /maximum context length|maximum context limit|context.length.exceeded|prompt is too long|prompt: length|input is too long/i;
+
+/**
+ * The name of the exception upstream's litellm would raise for this failure, so that `exit_status`
+ * groups runs as upstream's trajectories do: a prompt that does not fit `ContextWindowExceededError`,
+ * a content filter `ContentPolicyViolationError`, else by status; no status a deadline (`Timeout`) or
+ * a connection failure (`APIConnectionError`); any other status `APIError`.
+ *
+ * @param message the failure as claudius words it (it quotes the provider's message)
+ * @param status the HTTP status, 0 when there was none
+ */
+export function litellmErrorName(message: string, status: number): string {
+  if (status === 0) {
+    return /within .* model\.request_timeout/.test(message) ? "Timeout" : "APIConnectionError";
+  }
+  if (status === 400 || status === 413) {
+    if (CONTEXT_OVERFLOW.test(message)) return "ContextWindowExceededError";
+    if (/content_policy_violation|content filtering policy/i.test(message)) {
+      return "ContentPolicyViolationError";
+    }
+  }
+  return LITELLM_ERRORS[status] ?? "APIError";
+}
+
+/**
+ * The model endpoint failed in a way retries cannot fix (auth, bad request, retries exhausted). Its
+ * `name`, the run's `exit_status`, is litellm's exception name ({@link litellmErrorName}).
+ */
 export class ApiError extends Error {
   /** HTTP status, or 0 for network errors and deadlines. */
   readonly status: number;
@@ -120,7 +165,7 @@ export class ApiError extends Error {
    */
   constructor(message: string, status: number, options?: ErrorOptions) {
     super(message, options);
-    this.name = "ApiError";
+    this.name = litellmErrorName(message, status);
     this.status = status;
   }
 }

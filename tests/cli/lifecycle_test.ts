@@ -74,7 +74,7 @@ lifecycleTest(
   "claudius --env <engine> removes its container when the model client fails (HTTP 401)",
   async (e) => {
     const r = await runToEnd(e, [{ fault: "status", status: 401 }]);
-    assertEquals([r.code, r.status], [1, "ApiError"], r.stderr);
+    assertEquals([r.code, r.status], [1, "AuthenticationError"], r.stderr);
     assertMatch(r.stderr, /error: .*401/);
   },
 );

@@ -140,6 +140,33 @@ Deno.test("mini: non-zero only where upstream exits non-zero (errors 1, a bad co
   assertMatch(confirm.stderr, /confirm/);
 });
 
+Deno.test("mini: a model error's exit_status is litellm's exception name, as upstream's trajectory has it", async () => {
+  const cases: [ScriptReply, string][] = [
+    [
+      { fault: "status", status: 401, body: '{"error": {"message": "Incorrect API key provided"}}' },
+      "AuthenticationError",
+    ],
+    [{
+      fault: "status",
+      status: 400,
+      body:
+        '{"error": {"message": "This model\'s maximum context length is 8192 tokens", "type": "invalid_request_error"}}',
+    }, "ContextWindowExceededError"],
+    [{ fault: "status", status: 404, body: '{"error": {"message": "no such model"}}' }, "NotFoundError"],
+  ];
+  for (const [reply, status] of cases) {
+    await withServer([reply], async (server) => {
+      const r = await run("mini", ["-y", "-t", "x", "-m", "openai/gpt-5-mini", "-o", "t.json"], {
+        OPENAI_API_BASE: server.url,
+        OPENAI_API_KEY: KEY,
+      });
+      assertEquals(r.code, 1, r.stderr);
+      const t = await trajectory(`${r.dir}/t.json`);
+      assertEquals([t.info.exit_status, t.messages.at(-1).extra.exit_status], [status, status], r.stderr);
+    });
+  }
+});
+
 Deno.test("mini: upstream's .env lookup: the global one only (a project's ./.env is not read)", async () => {
   await withServer([SUBMIT], async (server) => {
     const dir = await Deno.makeTempDir({ prefix: "claudius-face-" });

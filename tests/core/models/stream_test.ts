@@ -193,7 +193,7 @@ Deno.test("OpenAIClient with model.stream retries an error event as it retries t
     );
     const failure = await client.complete(REQUEST).then(() => undefined, (e: Error) => e);
     assertEquals(requests.length, 2, "the 503 is retried, the 400 is not");
-    assertEquals(failure?.name, "ApiError");
+    assertEquals(failure?.name, "ContextWindowExceededError");
     assert(/context length exceeded \(code 400\)/.test(failure!.message), failure?.message);
   } finally {
     await server.shutdown();
