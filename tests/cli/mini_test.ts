@@ -167,6 +167,13 @@ Deno.test("mini: a model error's exit_status is litellm's exception name, as ups
   }
 });
 
+Deno.test("mini: no key names a way that works for the face (not a ./.env it never reads)", async () => {
+  const r = await run("mini", ["-y", "-t", "x", "-m", "openai/gpt-5-mini"]);
+  assertEquals(r.code, 1, r.stderr);
+  assertMatch(r.stderr, /^error: Cannot configure model: no API key .*mini-extra config set OPENAI_API_KEY/);
+  assert(!/\.env file here/.test(r.stderr), r.stderr);
+});
+
 Deno.test("mini: upstream's .env lookup: the global one only (a project's ./.env is not read)", async () => {
   await withServer([SUBMIT], async (server) => {
     const dir = await Deno.makeTempDir({ prefix: "claudius-face-" });

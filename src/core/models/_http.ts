@@ -149,9 +149,11 @@ function refuseKeyless(modelName: string, endpoint: Endpoint): void {
   const named = endpoint.baseFrom === "model.base_url" || endpoint.baseFrom === "model.model_kwargs.api_base";
   if (!provider || provider.local || named || endpoint.keyEnv.length === 0) return;
   const names = endpoint.keyEnv.join(" or ");
+  // Every face reads the global .env; only claudius's own reads ./.env too (upstream's faces do not).
   throw new ConfigError(
     `Cannot configure model: no API key for ${modelName} (${endpoint.baseUrl}): set ${names} in the ` +
-      "environment or a .env file here, or name the variable that holds it with model.api_key_env",
+      `environment or with 'mini-extra config set ${endpoint.keyEnv[0]} KEY' (the global .env; claudius ` +
+      "also reads ./.env), or name the variable that holds it with model.api_key_env",
   );
 }
 
