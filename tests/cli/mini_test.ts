@@ -174,6 +174,15 @@ Deno.test("mini: no key names a way that works for the face (not a ./.env it nev
   assert(!/\.env file here/.test(r.stderr), r.stderr);
 });
 
+Deno.test("mini: a docker config without an image says how to give one with mini's own flags", async () => {
+  const r = await run("mini", ["-y", "-t", "x", "-m", "openai/gpt-5-mini", "--environment-class", "docker"], {
+    OPENAI_API_KEY: KEY,
+  });
+  assertEquals(r.code, 1, r.stderr);
+  assertMatch(r.stderr, /^error: Missing config key 'environment\.image' \(.*-c environment\.image=IMAGE/);
+  assert(!/pass --image/.test(r.stderr), "mini has no --image flag");
+});
+
 Deno.test("mini: upstream's .env lookup: the global one only (a project's ./.env is not read)", async () => {
   await withServer([SUBMIT], async (server) => {
     const dir = await Deno.makeTempDir({ prefix: "claudius-face-" });

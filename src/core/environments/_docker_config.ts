@@ -11,7 +11,7 @@ export const DOCKER_KEYS = {
   ...COMMON_ENVIRONMENT_KEYS,
   image: {
     type: "string",
-    required: "pass --image or set environment.image",
+    required: "set environment.image: -c environment.image=IMAGE, or claudius --image IMAGE",
     doc: "Container image; pulled by `docker run` when missing, within `pull_timeout`.",
   },
   cwd: { ...COMMON_ENVIRONMENT_KEYS.cwd, default: "/" },

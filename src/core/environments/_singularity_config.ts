@@ -12,7 +12,7 @@ export const SINGULARITY_KEYS = {
   ...COMMON_ENVIRONMENT_KEYS,
   image: {
     type: "string",
-    required: "pass --image or set environment.image",
+    required: "set environment.image: -c environment.image=IMAGE, or claudius --image IMAGE",
     doc: "What the sandbox is built from (`singularity build --sandbox <dir> <image>`): `docker://...`, " +
       "a `.sif` file, a sandbox directory.",
   },
