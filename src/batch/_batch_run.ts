@@ -129,7 +129,8 @@ export class BatchRun {
     }
     for (const line of new Set(this.#outputs.flatMap((o) => rules.notes(o.config)))) progress.log(line);
     if (shared) progress.log(shared);
-    if (this.#limits.active) progress.log(this.#limits.describe());
+    const announced = this.#limits.announcement();
+    if (announced) progress.log(announced);
   }
 
   #stopped(): boolean {

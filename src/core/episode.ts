@@ -202,7 +202,8 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const watched = deps.watch?.message;
   const onMessage = watched && ((m: Message) => watched(redactor.value(m)));
   const limits = episode.limits ?? GlobalLimits.fromEnv(deps.hostEnv);
-  if (!episode.limits && limits.active) deps.log(limits.describe());
+  const announced = episode.limits ? undefined : limits.announcement();
+  if (announced) deps.log(announced);
   const modelDeps = { ...deps, limits, ...(plug.onStream ? { onStream: plug.onStream } : {}) };
   const model = await makeModel(config.model, costLimit, modelDeps, plug.resume?.initial.nCalls);
   deps.watch?.model?.(model);

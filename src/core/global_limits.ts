@@ -40,8 +40,9 @@ export class GlobalLimits {
    * Limits shared by every run of the process; each 0 means none.
    * @param costLimit dollars; 0 = none
    * @param callLimit calls; 0 = none
+   * @param silent `MSWEA_SILENT_STARTUP` is set: the limits are not announced
    */
-  constructor(readonly costLimit = 0, readonly callLimit = 0) {}
+  constructor(readonly costLimit = 0, readonly callLimit = 0, readonly silent = false) {}
 
   /**
    * The limits upstream reads from the environment.
@@ -59,6 +60,7 @@ export class GlobalLimits {
     return new GlobalLimits(
       limit(env, "MSWEA_GLOBAL_COST_LIMIT", false),
       limit(env, "MSWEA_GLOBAL_CALL_LIMIT", true),
+      Boolean(env.MSWEA_SILENT_STARTUP),
     );
   }
 
@@ -70,6 +72,11 @@ export class GlobalLimits {
   /** Upstream's start-up line, `Global cost/call limit: $<cost> / <calls>`. */
   describe(): string {
     return `Global cost/call limit: $${this.costLimit.toFixed(4)} / ${this.callLimit}`;
+  }
+
+  /** {@link describe}'s line when some limit is set, unless `MSWEA_SILENT_STARTUP` (as upstream prints it). */
+  announcement(): string | undefined {
+    return this.active && !this.silent ? this.describe() : undefined;
   }
 
   /** True once no further call may be made (upstream's conditions: cost above, calls at the limit). */

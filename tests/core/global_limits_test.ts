@@ -94,3 +94,35 @@ Deno.test("a batch shares the global limits: no instance starts after, the cut o
   const again = await run({});
   assertEquals([again.skipped, again.byStatus], [1, { Submitted: ["b", "c"] }]);
 });
+
+Deno.test("MSWEA_SILENT_STARTUP keeps the limits' start-up line out of a run and a batch, as upstream; the limits still hold", async () => {
+  const fx = await writeBatch([{ id: "one", replies: [step("true"), step("true"), submit("never")] }]);
+  const cfg = await config(["model.model_class=scripted", `model.script=${fx.scripts}/one.json`]);
+  const logs: string[] = [];
+  const env = { MSWEA_GLOBAL_CALL_LIMIT: "2", MSWEA_SILENT_STARTUP: "1" };
+  const error = await runEpisode(cfg, { task: "t", outputPath: `${fx.dir}/one.traj.json` }, {
+    hostEnv: env,
+    modules: MODULES,
+    log: (l) => logs.push(l),
+    runId: "g2",
+    cwd: fx.dir,
+  }).then(() => undefined, (e: Error) => e);
+  assertEquals(error?.name, "RuntimeError");
+  assert(!logs.some((l) => l.startsWith("Global cost/call limit:")), logs.join("\n"));
+  const lines: string[] = [];
+  await runBatch({
+    instancesPath: fx.instances,
+    outDir: fx.out,
+    workers: 1,
+    config: await config(fx.specs),
+    selection: {},
+    redoExisting: false,
+    dockerHosts: [],
+    verbose: false,
+  }, batchDeps({ hostEnv: env, cwd: fx.dir, write: (t) => lines.push(t), log: (l) => lines.push(l) }));
+  assert(!lines.some((l) => l.includes("Global cost/call limit:")), lines.join("\n"));
+  assertEquals(
+    GlobalLimits.fromEnv({ MSWEA_GLOBAL_CALL_LIMIT: "2" }).announcement(),
+    "Global cost/call limit: $0.0000 / 2",
+  );
+});
