@@ -59,7 +59,7 @@ export class BatchRun {
   readonly #progress: BatchProgress;
   readonly #limits: GlobalLimits;
   readonly #live = new Set<Environment>();
-  readonly #health = new EngineHealth();
+  readonly #health: EngineHealth;
   readonly #notes = new Set<string>();
   readonly #tag = Array.from(
     crypto.getRandomValues(new Uint8Array(3)),
@@ -85,6 +85,8 @@ export class BatchRun {
     });
     this.#limits = GlobalLimits.fromEnv(deps.hostEnv);
     this.#queue = new WorkQueue<Work>(todo, plan.now);
+    const slots = workerSlots(Math.max(1, plan.options.workers), plan.options.dockerHosts);
+    this.#health = new EngineHealth(slots.map((host) => host ?? ""));
   }
 
   /** Run every queued instance (a second signal, `deps.force`, closes the live environments). */

@@ -25,8 +25,18 @@ function deps(lines: string[]): BatchDeps {
   };
 }
 
-async function batch(e: Engine, ids: string[], more: Partial<BatchOptions>, specs: string[] = []) {
-  const fx = await writeBatch(ids.map((id) => ({ id, replies: [step("echo hi"), submit(`p-${id}`)] })));
+async function batch(
+  e: Engine,
+  ids: string[],
+  more: Partial<BatchOptions>,
+  specs: string[] = [],
+  images: Record<string, string> = {},
+) {
+  const fx = await writeBatch(ids.map((id) => ({
+    id,
+    replies: [step("echo hi"), submit(`p-${id}`)],
+    fields: { image_name: images[id] ?? TINY },
+  })));
   const cfg = await config([
     ...fx.specs,
     `environment.environment_class=${e.name}`,
@@ -77,19 +87,46 @@ engineTest(
 );
 
 engineTest(
-  "runBatch() sets an engine without the image aside after two instances, keeping the engine's message",
+  "runBatch() sets an engine without the image aside after two instances while another engine is left; the last one goes on",
   async (e) => {
-    const { fx, options } = await batch(e, ["a", "b", "c", "d"], {}, [
+    const { options } = await batch(e, ["a", "b", "c", "d", "e", "f"], {
+      workers: 2,
+      dockerHosts: [{ host: "" }, { host: e.host2 }],
+    }, [
       "environment.image=claudius-test-missing:latest",
       "environment.pull_timeout=30",
     ]);
     const lines: string[] = [];
     const t0 = Date.now();
     const s = await runBatch(options, deps(lines));
+    const announced = lines.filter((l) => l.includes("set aside"));
+    assertEquals(announced.length, 1, lines.join("\n"));
+    assertMatch(announced[0]!, /2 instances in a row could not start \(last: /);
+    assertEquals(s.enginesDown?.length, 1, lines.join("\n"));
+    // The engine left tried every instance the other did not: none is left unstarted.
+    assertEquals([...s.unfinished].sort(), ["a", "b", "c", "d", "e", "f"], lines.join("\n"));
+    assertEquals(s.notStarted, [], lines.join("\n"));
+    assert(Date.now() - t0 < 30_000, `took ${Date.now() - t0} ms`);
+  },
+  true,
+);
+
+engineTest(
+  "runBatch() on one engine: two instances in a row whose images are missing fail alone, keeping the engine's message; the rest run",
+  async (e) => {
+    const missing = "claudius-test-missing:latest";
+    const { fx, options } = await batch(e, ["a", "b", "c", "d"], {}, [
+      "environment.image={{instance.image_name}}",
+      "environment.pull_timeout=30",
+    ], { a: missing, b: missing });
+    const lines: string[] = [];
+    const t0 = Date.now();
+    const s = await runBatch(options, deps(lines));
     assertEquals(s.unfinished, ["a", "b"], lines.join("\n"));
-    assertEquals(s.notStarted, ["c", "d"]);
-    assertEquals(lines.filter((l) => l.includes("set aside")).length, 1, lines.join("\n"));
-    assertMatch(lines.join("\n"), /2 instances in a row could not start \(last: /);
+    assertEquals(s.notStarted, [], lines.join("\n"));
+    assertEquals(s.byStatus.Submitted, ["c", "d"], lines.join("\n"));
+    assertEquals(lines.filter((l) => l.includes("set aside")), []);
+    assertEquals(s.enginesDown ?? [], []);
     const { data } = await readTrajectory(`${fx.out}/a/a.traj.json`);
     const text = String(data.messages[0]?.content);
     assert(!/Unable to find image .* locally$/.test(text), text);
