@@ -46,7 +46,10 @@ const BATCH = {
     ...MINI_FLAGS.config,
     doc: "config files, built-in names or key=value (default: the benchmark's)",
   }),
-  "environment-class": MINI_FLAGS["environment-class"],
+  "environment-class": flag({
+    ...MINI_FLAGS["environment-class"],
+    doc: "where commands run: docker (the benchmark's default), singularity, ... or upstream's dotted path",
+  }),
   help: MINI_FLAGS.help,
 } as const;
 
@@ -64,6 +67,8 @@ const SUBSET = {
 export const SWEBENCH_FLAGS = { ...SUBSET, ...SELECTION, ...BATCH } as const;
 /** `mini-extra programbench`'s options. */
 export const PROGRAMBENCH_FLAGS = { ...SELECTION, ...BATCH } as const;
+/** `mini`'s options but the task, which the instance gives (upstream's `swebench-single` has no `-t`). */
+const { task: _task, ...SINGLE_MINI_FLAGS } = MINI_FLAGS;
 /** `mini-extra swebench-single`'s options. */
 export const SINGLE_FLAGS = {
   ...SUBSET,
@@ -73,7 +78,12 @@ export const SINGLE_FLAGS = {
     value: "ID|N",
     doc: "the instance: an id, or an index (default 0)",
   }),
-  ...MINI_FLAGS,
+  ...SINGLE_MINI_FLAGS,
+  "environment-class": BATCH["environment-class"],
+  "cost-limit": flag({
+    ...MINI_FLAGS["cost-limit"],
+    doc: "stop once the run cost X dollars; 0 for no limit (swebench's: 3)",
+  }),
   config: flag({
     ...MINI_FLAGS.config,
     doc: "config files, built-in names or key=value (default: swebench)",

@@ -99,5 +99,11 @@ export async function main(argv: string[], host: Host, commands: CommandTable): 
         `one of ${SUBCOMMANDS.map((s) => s.names[0]).join(", ")}`,
     );
   }
-  return await sub.run(rest, host, commands);
+  try {
+    return await sub.run(rest, host, commands);
+  } catch (e) {
+    // Its usage errors point at its own help (mini-extra swebench --help).
+    if (e instanceof UsageError) e.command ??= first;
+    throw e;
+  }
 }

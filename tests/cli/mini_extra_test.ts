@@ -87,6 +87,19 @@ Deno.test("mini-extra: the list, an unknown subcommand named with its nearest, u
   const pb = await extra(["programbench"]);
   assertEquals(pb.code, 2);
   assertMatch(pb.stderr, /needs TASKS/);
+  // swebench-single takes its task from the instance (upstream's has no -t); the hint names its help.
+  const task = await extra(["swebench-single", "-t", "x"]);
+  assertEquals(task.code, 2);
+  assertEquals(
+    task.stderr,
+    "error: unknown option '-t'\nhint: run 'mini-extra swebench-single --help' for usage\n",
+  );
+  // The runners' help gives their own defaults: docker, swebench's cost limit.
+  const help = await extra(["swebench-single", "--help"]);
+  assertMatch(help.stdout, /docker \(the benchmark's default\)/);
+  assertMatch(help.stdout, /swebench's: 3/);
+  assert(!/--task|local \(the default/.test(help.stdout), help.stdout);
+  assertMatch((await extra(["swebench", "--help"])).stdout, /docker \(the benchmark's default\)/);
 });
 
 const DATASET = [
