@@ -10,9 +10,18 @@
  * Runs in the container in place of the interpreter: the interpreter's stdout and stderr go to one
  * pipe (order kept), in a subshell that execs it, so that a signal ending the command prints no
  * "Killed" line. `$0` carries the exec's marker so that {@link KILL_SCRIPT} can find it. The
- * container engine makes every exec'd process a session and group leader.
+ * container engine makes every exec'd process a session and group leader. Once the command has
+ * ended it prints {@link execTrailer}: `docker exec` and `podman exec` exit 0, with nothing more,
+ * when a signal ends the CLI itself (Slurm signals every process of a job), so without the trailer a
+ * command cut off so would read as one that succeeded.
  */
-export const EXEC_WRAPPER = 'exec 3>&1 >/dev/null 2>&1; (exec "$@" >&3 2>&3 3>&-); exit "$?"';
+export const EXEC_WRAPPER =
+  'exec 3>&1 >/dev/null 2>&1; (exec "$@" >&3 2>&3 3>&-); s=$?; printf \'\\n%s %s\\n\' "$0" "$s" >&3; exit "$s"';
+
+/** The line {@link EXEC_WRAPPER} ends its output with (after a newline of its own): `$0` and the code. */
+export function execTrailer(argv0: string, code: number): string {
+  return `\n${argv0} ${code}\n`;
+}
 
 /** Kills, inside the container, the process group of the exec whose marker suffix is `$1`. */
 export const KILL_SCRIPT = 'm="claudius-x$1"; for d in /proc/[0-9]*; do ' +

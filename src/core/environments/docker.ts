@@ -36,7 +36,7 @@ import {
 import { probeUname, type Uname } from "./_uname.ts";
 import { failure, pythonName } from "./_failure.ts";
 import { reprStr } from "../../lib/python/pyrepr.ts";
-import { containerLifetime, EXEC_WRAPPER, execEnvArgs, KILL_SCRIPT } from "./_container_args.ts";
+import { containerLifetime, EXEC_WRAPPER, execEnvArgs, execTrailer, KILL_SCRIPT } from "./_container_args.ts";
 
 export { defaultIsolationArgs } from "./_container_args.ts";
 export { DOCKER_KEYS } from "./_docker_config.ts";
@@ -256,7 +256,8 @@ export class DockerEnvironment implements Environment {
     const head = [c.executable, "exec", "-w", c.cwd, ...vars.args, this.#id];
     const marker = randomHex(8);
     const stdin = commandViaStdin(action.command) ? ["-i"] : []; // runCommand sends a long one on stdin
-    const wrapped = ["sh", "-c", EXEC_WRAPPER, `claudius-x${marker}`, ...c.interpreter, action.command];
+    const argv0 = `claudius-x${marker}`;
+    const wrapped = ["sh", "-c", EXEC_WRAPPER, argv0, ...c.interpreter, action.command];
     const argv = [...head.slice(0, 2), ...stdin, ...head.slice(2), ...wrapped];
     const hasValues = Object.keys(vars.values).length > 0;
     const cliEnv = hasValues ? { ...(this.#cliEnv ?? this.#deps.hostEnv), ...vars.values } : this.#cliEnv;
@@ -277,7 +278,14 @@ export class DockerEnvironment implements Environment {
       watching.stop();
     }
     if (watching.lost) this.#lose(watching.lost);
+    const ended = r.exitCode !== null && r.output.endsWith(execTrailer(argv0, r.exitCode));
+    if (ended) r = { ...r, output: r.output.slice(0, -execTrailer(argv0, r.exitCode ?? 0).length) };
     if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
+    if (!ended && r.exitCode === 0 && !r.timedOut) {
+      // The CLI was ended by a signal of its own (it then exits 0): the command may still run inside.
+      await this.#killInside(marker);
+      return failure(r.output, "Interrupted", `\`${c.executable} exec\` ended before the command did`);
+    }
     if (r.exitCode !== 0) await this.#checkAlive();
     if (r.timedOut) {
       // Upstream passes the argv list to subprocess, so Python prints the list's repr.
