@@ -34,7 +34,7 @@ import {
   watchEngine,
 } from "./_engine.ts";
 import { probeUname, type Uname } from "./_uname.ts";
-import { failure, pythonName } from "./_failure.ts";
+import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { reprStr } from "../../lib/python/pyrepr.ts";
 import { containerLifetime, EXEC_WRAPPER, execEnvArgs, execTrailer, KILL_SCRIPT } from "./_container_args.ts";
 
@@ -281,9 +281,11 @@ export class DockerEnvironment implements Environment {
     const ended = r.exitCode !== null && r.output.endsWith(execTrailer(argv0, r.exitCode));
     if (ended) r = { ...r, output: r.output.slice(0, -execTrailer(argv0, r.exitCode ?? 0).length) };
     if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
-    if (!ended && r.exitCode === 0 && !r.timedOut) {
-      // The CLI was ended by a signal of its own (it then exits 0): the command may still run inside.
+    if (!ended && (r.exitCode === 0 || r.signal !== null) && !r.timedOut) {
+      // A signal ended the CLI (which then exits 0, or dies of it): the command may still run inside.
+      if (r.signal !== null) await this.#checkAlive();
       await this.#killInside(marker);
+      if (await abortedWithin(signal)) return failure(r.output, "Interrupted", "interrupted");
       return failure(r.output, "Interrupted", `\`${c.executable} exec\` ended before the command did`);
     }
     if (r.exitCode !== 0) await this.#checkAlive();

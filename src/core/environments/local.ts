@@ -14,7 +14,7 @@ import { runCommand } from "../../lib/process.ts";
 import { killGroups } from "../../lib/process_groups.ts";
 import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
-import { failure, pythonName } from "./_failure.ts";
+import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { withoutBashEnv } from "./bash_env.ts";
 
 /** The keys of `environment_class: local`. */
@@ -109,7 +109,9 @@ export class LocalEnvironment implements Environment {
       if (r.timedOut) {
         return failure(r.output, "TimeoutExpired", `Command '${command}' timed out after ${timeout} seconds`);
       }
-      if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
+      if (r.aborted || (r.signal !== null && await abortedWithin(signal))) {
+        return failure(r.output, "Interrupted", "interrupted");
+      }
       return {
         output: r.output,
         returncode: r.exitCode ?? (r.signal !== null ? -r.signal : -1),
