@@ -65,6 +65,13 @@ export async function main(argv: string[], host: Host): Promise<number> {
       ...(dockerHost ? { dockerHost } : {}),
     });
     for (const id of removed) host.out(`removed ${id}\n`);
+    const executable = values.executable ?? "docker";
+    if (removed.length === 0) {
+      host.err(
+        `claudius reap: nothing to remove on ${dockerHost ?? `the default ${executable} engine`}` +
+          (executable === "docker" ? " (podman's: --executable podman)" : ""),
+      );
+    }
     if (otherHosts.length) {
       host.err(
         `claudius reap: kept ${otherHosts.length} container(s) of runs on other machines on ` +
