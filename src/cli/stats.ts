@@ -16,6 +16,7 @@ import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
 import { findTrajectories } from "../tools/trajectories/find_trajectories.ts";
 import { mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
 import { type StatsTotal, totalStats, type TrajectoryStats } from "../tools/trajectories/trajectory_stats.ts";
+import { superseded } from "../tools/trajectories/superseded.ts";
 import { safeText, textWidth } from "../lib/text.ts";
 import { wrap } from "../lib/help.ts";
 import { SUBMITTED } from "../tools/trajectories/outcome.ts";
@@ -155,14 +156,29 @@ function table(rows: TrajectoryStats[], total: StatsTotal): string {
       ...ACTION_TYPES.map((t) => fmtShare(r.actionTypes[t], n)),
     ];
   };
-  const body = rows.map((r) =>
-    line(r.instanceId + (r.repaired ? " (repaired)" : ""), r.exitStatus || "-", r)
-  );
+  const name = rowName(rows);
+  const body = rows.map((r) => line(name(r), r.exitStatus || "-", r));
   const submitted = total.exitStatuses[SUBMITTED] ?? 0;
   body.push(line(`total (${total.trajectories})`, `${submitted} submitted`, total));
   const statuses = Object.entries(total.exitStatuses).sort((a, b) => b[1] - a[1])
     .map(([s, n]) => `${safeText(s) || "(not ended)"} ${n}`).join(", ");
-  return renderTable(columns, body, true) + (statuses ? `\nexit statuses: ${statuses}` : "");
+  const foot = [statuses ? `exit statuses: ${statuses}` : "", supersededNote(total)].filter(Boolean);
+  return [renderTable(columns, body, true), ...foot].join("\n");
+}
+
+/** A row's name: its instance, marked when repaired, or resumed by another row (left out of the total). */
+function rowName(rows: readonly TrajectoryStats[]): (r: TrajectoryStats) => string {
+  const later = superseded(rows);
+  return (r) => r.instanceId + (r.repaired ? " (repaired)" : "") + (later.has(r) ? " (resumed later)" : "");
+}
+
+/** The line saying which rows the total leaves out, "" when none. */
+function supersededNote(total: StatsTotal): string {
+  if (!total.superseded) return "";
+  const n = total.superseded;
+  return `${n} ${
+    n === 1 ? "trajectory" : "trajectories"
+  } resumed later: not in the total (the resume counts it)`;
 }
 
 /** The width the default table fits. */
@@ -188,8 +204,9 @@ function narrowTable(rows: TrajectoryStats[], total: StatsTotal): string {
     ...shown.map((c) => ({ header: c.narrow!, right: true })),
   ];
   const submitted = total.exitStatuses[SUBMITTED] ?? 0;
+  const name = rowName(rows);
   const body = [
-    ...rows.map((r) => [r.instanceId + (r.repaired ? " (repaired)" : ""), r.exitStatus || "-", r] as const),
+    ...rows.map((r) => [name(r), r.exitStatus || "-", r] as const),
     [`total (${total.trajectories})`, `${submitted} submitted`, total] as const,
   ].map(([name, exit, r]) => [safeText(name), safeText(exit), ...shown.map((c) => c.cell(r))]);
   const others = columns.slice(1).map((c, i) =>
@@ -199,8 +216,11 @@ function narrowTable(rows: TrajectoryStats[], total: StatsTotal): string {
   for (const cells of body) cells[0] = clipCells(cells[0]!, room);
   const statuses = Object.entries(total.exitStatuses).sort((a, b) => b[1] - a[1])
     .map(([s, n]) => `${safeText(s) || "(not ended)"} ${n}`).join(", ");
-  const foot = statuses ? wrap(`exit statuses: ${statuses}`, NARROW_WIDTH, 2).join("\n") : "";
-  return renderTable(columns, body, true) + (foot ? `\n${foot}` : "");
+  const foot = [
+    ...(statuses ? wrap(`exit statuses: ${statuses}`, NARROW_WIDTH, 2) : []),
+    ...(total.superseded ? wrap(supersededNote(total), NARROW_WIDTH, 2) : []),
+  ];
+  return [renderTable(columns, body, true), ...foot].join("\n");
 }
 
 function csv(rows: TrajectoryStats[], total: StatsTotal): string {

@@ -5,6 +5,7 @@ import { assertEquals, assertMatch } from "../_support/assert.ts";
 import type { StatsTotal, TrajectoryStats } from "../../src/tools/trajectories/trajectory_stats.ts";
 import { batches } from "../_support/trajectory_batches.ts";
 import { writeSyntheticBatch } from "../_support/synthetic_trajectory.ts";
+import { collectReport } from "../../src/tools/report/collect_report.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const GOLDEN = new URL("../testdata/conformance/", import.meta.url).pathname;
@@ -165,4 +166,55 @@ Deno.test("claudius stats and export name an unreadable path and why in one plai
   assertEquals(exported.code, 1);
   assertEquals(exported.stderr, `error: Cannot read ${dir}: is a directory\n`);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("claudius stats and report count a resumed run once: its predecessor is shown but left out of the total", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const replies = [
+      { content: "", commands: ["echo one"], cost: 0.25 },
+      { content: "", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"], cost: 0.5 },
+    ];
+    await Deno.writeTextFile(
+      `${dir}/c.yaml`,
+      `model:\n  model_class: scripted\n  model_name: s\n  replies: ${JSON.stringify(replies)}\n`,
+    );
+    const run = (...args: string[]) =>
+      new Deno.Command(Deno.execPath(), { args: ["run", "-A", MAIN, ...args], cwd: dir, stdin: "null" })
+        .output();
+    const first = await run(
+      "-c",
+      "default",
+      "-c",
+      "c.yaml",
+      "-t",
+      "t",
+      "--step-limit",
+      "1",
+      "-o",
+      "runs/a.traj.json",
+    );
+    assertEquals(first.code, 3, new TextDecoder().decode(first.stderr));
+    const again = await run("resume", "runs/a.traj.json", "--step-limit", "0");
+    assertEquals(again.code, 0, new TextDecoder().decode(again.stderr));
+    const r = await claudius("stats", "--json", `${dir}/runs`);
+    const { trajectories, total }: { trajectories: TrajectoryStats[]; total: StatsTotal } = JSON.parse(
+      r.stdout,
+    );
+    assertEquals(trajectories.map((t) => [t.exitStatus, t.cost]), [["Submitted", 0.75], [
+      "LimitsExceeded",
+      0.25,
+    ]]);
+    assertEquals([total.trajectories, total.superseded, total.cost, total.exitStatuses], [1, 1, 0.75, {
+      Submitted: 1,
+    }]);
+    const table = await claudius("stats", `${dir}/runs`);
+    assertMatch(table.stdout, /^a \(resumed later\) +LimitsExceeded /m);
+    assertMatch(table.stdout, /^total \(1\) +1 submitted /m);
+    assertMatch(table.stdout, /^1 trajectory resumed later: not in the total \(the resume counts it\)$/m);
+    const [set] = (await collectReport([`${dir}/runs`])).sets;
+    assertEquals([set!.trajectories.map((t) => t.exitStatus), set!.superseded], [["Submitted"], 1]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -8,6 +8,7 @@ import type { ClassifyOptions } from "../trajectories/action_types.ts";
 import { findTrajectories } from "../trajectories/find_trajectories.ts";
 import { mapTrajectoriesParallel, type ReadFailure } from "../trajectories/map_trajectories.ts";
 import type { ReportTrajectory } from "./report_trajectory.ts";
+import { superseded } from "../trajectories/superseded.ts";
 
 /** One set of runs: the trajectories found under one path. */
 export interface ReportSet {
@@ -19,7 +20,10 @@ export interface ReportSet {
   config: string;
   /** What the charts call it: its model, else model and config, else its path, whichever tells it apart. */
   label: string;
+  /** Its trajectories, each resumed chain by its newest link. */
   trajectories: ReportTrajectory[];
+  /** Trajectories another one of the set resumed, left out (their resume's figures include theirs). */
+  superseded?: number;
   failures: ReadFailure[];
 }
 
@@ -55,11 +59,17 @@ export async function collectReport(
     config: "",
     label: name,
     trajectories: [],
+    superseded: 0,
     failures: [],
   }));
   for (const r of results) {
     r.set = setOf.get(r.path) ?? 0;
     sets[r.set]!.trajectories.push(r);
+  }
+  for (const set of sets) {
+    const later = superseded(set.trajectories);
+    set.trajectories = set.trajectories.filter((t) => !later.has(t));
+    set.superseded = later.size;
   }
   for (const f of failures) sets[setOf.get(f.path) ?? 0]!.failures.push(f);
   labelSets(sets);

@@ -82,7 +82,7 @@ export async function renderReport(data: ReportData, options: RenderOptions): Pr
     `<h1>${esc(title)}</h1>`,
     `<p class="note">${fmtInt(all.length)} trajector${all.length === 1 ? "y" : "ies"}` +
     (several ? ` in ${data.sets.length} sets` : "") +
-    `${failures.length ? `, ${failures.length} unreadable` : ""}; made ${
+    `${failures.length ? `, ${failures.length} unreadable` : ""}${resumedNote(data.sets)}; made ${
       esc(options.generatedAt.toISOString().replace(/\.\d+Z$/, "Z"))
     } by claudius ${esc(options.version)}. Action types are claudius's own taxonomy (see its README); ` +
     `submitted: the run ended Submitted, as claudius stats and compare count it.</p>`,
@@ -315,4 +315,10 @@ function trajectoryTable(sets: readonly ReportSet[], several: boolean): string {
     `<div class="scroll"><table id="trajectories"><thead><tr>${head}</tr></thead><tbody>${
       rows.join("")
     }</tbody></table></div>`;
+}
+
+/** `, N resumed later (left out: ...)` when a set holds trajectories another one resumed. */
+function resumedNote(sets: readonly ReportSet[]): string {
+  const n = sets.reduce((sum, s) => sum + (s.superseded ?? 0), 0);
+  return n ? `, ${fmtInt(n)} more resumed later (left out: their resume counts them)` : "";
 }

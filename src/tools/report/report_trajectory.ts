@@ -17,6 +17,7 @@ import {
 import type { Trajectory } from "../trajectories/types.ts";
 import { isSubmitted } from "../trajectories/outcome.ts";
 import { configLabel } from "../trajectories/config_label.ts";
+import { resumedFromOf } from "../trajectories/superseded.ts";
 
 /**
  * One character per step of a shape: the first letter of the step's primary action type
@@ -64,6 +65,8 @@ export interface ReportTrajectory {
   shape: string;
   /** Primary action type of every tool call, counted. */
   actionTypes: Record<ActionType, number>;
+  /** A resumed trajectory: the one it went on from (`info.resumed_from`). */
+  resumedFrom?: string;
 }
 
 /**
@@ -94,6 +97,7 @@ export function reportTrajectory(
     shape += step.actions.some((a) => a.observation?.timedOut) ? code.toUpperCase() : code;
   });
   const { totals } = t;
+  const resumed = resumedFromOf(t.info);
   return {
     set,
     path: t.path,
@@ -113,6 +117,7 @@ export function reportTrajectory(
     repaired: t.repaired,
     shape,
     actionTypes,
+    ...(resumed ? { resumedFrom: resumed } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
 import { keyed } from "../../lib/keyed.ts";
 import { ACTION_TYPES, type ActionType, type ClassifyOptions, sharedStepClassifier } from "./action_types.ts";
 import type { Trajectory } from "./types.ts";
+import { resumedFromOf, superseded } from "./superseded.ts";
 
 /** Counts per action type (primary label of each tool call). */
 export type ActionTypeCounts = Record<ActionType, number>;
@@ -40,11 +41,16 @@ export interface TrajectoryStats {
   actionTypes: ActionTypeCounts;
   /** The file was torn and repaired. */
   repaired: boolean;
+  /** A resumed trajectory: the one it went on from (its figures are included in this one's). */
+  resumedFrom?: string;
 }
 
 /** The figures of a set of trajectories. */
 export interface StatsTotal {
+  /** The trajectories counted: those no other trajectory of the set resumed. */
   trajectories: number;
+  /** Trajectories another one of the set resumed, left out (their resume's figures include theirs). */
+  superseded: number;
   /** How many ended with each exit status ("" = not ended). */
   exitStatuses: Record<string, number>;
   steps: number;
@@ -88,6 +94,7 @@ export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): T
     for (const a of step.actions) if (a.primary) actionTypes[a.primary]++;
   }
   const { totals } = t;
+  const resumed = resumedFromOf(t.info);
   return {
     path: t.path,
     instanceId: t.instanceId,
@@ -107,6 +114,7 @@ export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): T
     submissionBytes: new TextEncoder().encode(t.exit.submission).length,
     actionTypes,
     repaired: t.repaired,
+    ...(resumed ? { resumedFrom: resumed } : {}),
   };
 }
 
@@ -127,19 +135,23 @@ const SUMMED = [
 ] as const;
 
 /**
- * Sum a set of trajectories' figures.
+ * Sum a set of trajectories' figures, each resumed chain once: a trajectory another row resumed is
+ * left out (counted in `superseded`), its resume's figures including its own.
  *
  * @param rows one entry per trajectory
  */
 export function totalStats(rows: readonly TrajectoryStats[]): StatsTotal {
+  const gone = superseded(rows);
+  const counted = rows.filter((r) => !gone.has(r));
   const total: StatsTotal = {
-    trajectories: rows.length,
+    trajectories: counted.length,
+    superseded: gone.size,
     exitStatuses: {},
     ...keyed(SUMMED, () => 0),
     actionTypes: emptyActionTypeCounts(),
     repaired: 0,
   };
-  for (const r of rows) {
+  for (const r of counted) {
     total.exitStatuses[r.exitStatus] = (total.exitStatuses[r.exitStatus] ?? 0) + 1;
     for (const k of SUMMED) total[k] += r[k];
     for (const t of ACTION_TYPES) total.actionTypes[t] += r.actionTypes[t];
