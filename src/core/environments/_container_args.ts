@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { commandViaStdin } from "../../lib/process.ts";
+import { randomHex } from "./_engine.ts";
 
 /**
  * Runs in the container in place of the interpreter: the interpreter's stdout and stderr go to one
@@ -21,6 +23,38 @@ export const EXEC_WRAPPER =
 /** The line {@link EXEC_WRAPPER} ends its output with (after a newline of its own): `$0` and the code. */
 export function execTrailer(argv0: string, code: number): string {
   return `\n${argv0} ${code}\n`;
+}
+
+/**
+ * The `docker exec` of one command (`-i` when it goes on stdin), wrapped in {@link EXEC_WRAPPER}
+ * under a fresh marker; `head` is the exec up to the container (upstream's argv starts so).
+ */
+export function execArgv(
+  c: { executable: string; cwd: string; interpreter: readonly string[] },
+  id: string,
+  envArgs: readonly string[],
+  command: string,
+): { argv: string[]; head: string[]; marker: string; argv0: string } {
+  const head = [c.executable, "exec", "-w", c.cwd, ...envArgs, id];
+  const marker = randomHex(8);
+  const stdin = commandViaStdin(command) ? ["-i"] : []; // runCommand sends a long one on stdin
+  const argv0 = `claudius-x${marker}`;
+  const wrapped = ["sh", "-c", EXEC_WRAPPER, argv0, ...c.interpreter, command];
+  return { argv: [...head.slice(0, 2), ...stdin, ...head.slice(2), ...wrapped], head, marker, argv0 };
+}
+
+/**
+ * An exec's output without {@link execTrailer}, and whether the wrapper printed it (the command ended:
+ * without it, a signal ended the CLI first).
+ */
+export function untrailed(
+  output: string,
+  argv0: string,
+  code: number | null,
+): { output: string; ended: boolean } {
+  const trailer = code === null ? undefined : execTrailer(argv0, code);
+  const ended = trailer !== undefined && output.endsWith(trailer);
+  return { output: ended ? output.slice(0, -trailer.length) : output, ended };
 }
 
 /** Kills, inside the container, the process group of the exec whose marker suffix is `$1`. */

@@ -15,7 +15,7 @@
  */
 import { EnvironmentLost, exitMessage } from "../errors.ts";
 import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { commandViaStdin, runCommand, type RunResult } from "../../lib/process.ts";
+import { runCommand, type RunResult } from "../../lib/process.ts";
 import {
   type ContainerState,
   ENGINE_PROBE_SECONDS,
@@ -36,7 +36,7 @@ import {
 import { probeUname, type Uname } from "./_uname.ts";
 import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { reprStr } from "../../lib/python/pyrepr.ts";
-import { containerLifetime, EXEC_WRAPPER, execEnvArgs, execTrailer, KILL_SCRIPT } from "./_container_args.ts";
+import { containerLifetime, execArgv, execEnvArgs, KILL_SCRIPT, untrailed } from "./_container_args.ts";
 
 export { defaultIsolationArgs } from "./_container_args.ts";
 export { DOCKER_KEYS } from "./_docker_config.ts";
@@ -253,12 +253,7 @@ export class DockerEnvironment implements Environment {
     if (!this.#id) throw new Error("Cannot execute: the container is not started");
     const c = this.config;
     const vars = execEnvArgs(c.forward_env, c.env, this.#deps.hostEnv, this.#reserved());
-    const head = [c.executable, "exec", "-w", c.cwd, ...vars.args, this.#id];
-    const marker = randomHex(8);
-    const stdin = commandViaStdin(action.command) ? ["-i"] : []; // runCommand sends a long one on stdin
-    const argv0 = `claudius-x${marker}`;
-    const wrapped = ["sh", "-c", EXEC_WRAPPER, argv0, ...c.interpreter, action.command];
-    const argv = [...head.slice(0, 2), ...stdin, ...head.slice(2), ...wrapped];
+    const { argv, head, marker, argv0 } = execArgv(c, this.#id, vars.args, action.command);
     const hasValues = Object.keys(vars.values).length > 0;
     const cliEnv = hasValues ? { ...(this.#cliEnv ?? this.#deps.hostEnv), ...vars.values } : this.#cliEnv;
     const watch = new AbortController();
@@ -278,25 +273,24 @@ export class DockerEnvironment implements Environment {
       watching.stop();
     }
     if (watching.lost) this.#lose(watching.lost);
-    const ended = r.exitCode !== null && r.output.endsWith(execTrailer(argv0, r.exitCode));
-    if (ended) r = { ...r, output: r.output.slice(0, -execTrailer(argv0, r.exitCode ?? 0).length) };
-    if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
+    const { output, ended } = untrailed(r.output, argv0, r.exitCode);
+    if (r.aborted) return failure(output, "Interrupted", "interrupted");
     if (!ended && (r.exitCode === 0 || r.signal !== null) && !r.timedOut) {
       // A signal ended the CLI (which then exits 0, or dies of it): the command may still run inside.
       if (r.signal !== null) await this.#checkAlive();
       await this.#killInside(marker);
-      if (await abortedWithin(signal)) return failure(r.output, "Interrupted", "interrupted");
-      return failure(r.output, "Interrupted", `\`${c.executable} exec\` ended before the command did`);
+      if (await abortedWithin(signal)) return failure(output, "Interrupted", "interrupted");
+      return failure(output, "Interrupted", `\`${c.executable} exec\` ended before the command did`);
     }
     if (r.exitCode !== 0) await this.#checkAlive();
     if (r.timedOut) {
       // Upstream passes the argv list to subprocess, so Python prints the list's repr.
       const upstreamArgv = [...head, ...c.interpreter, action.command];
       const text = `Command '[${upstreamArgv.map(reprStr).join(", ")}]' timed out after ${c.timeout} seconds`;
-      return failure(r.output, "TimeoutExpired", text);
+      return failure(output, "TimeoutExpired", text);
     }
     const returncode = r.exitCode ?? -(r.signal ?? 9);
-    return { output: r.output, returncode, exception_info: "" };
+    return { output, returncode, exception_info: "" };
   }
 
   /** Config fields plus the container's uname (`system`, `node`, `release`, `version`, `machine`). */
@@ -383,10 +377,7 @@ export class DockerEnvironment implements Environment {
     return probeContainer(this.config.executable, this.#id, this.#cliEnv, this.#probeSeconds);
   }
 
-  /**
-   * Kill the timed-out command and everything in its process group, inside the container (bounded
-   * like a probe: a frozen engine must not keep this client alive).
-   */
+  /** Kill the command's whole process group inside the container (bounded: a frozen engine must not hold us). */
   async #killInside(marker: string): Promise<void> {
     await runCommand([this.config.executable, "exec", this.#id, "sh", "-c", KILL_SCRIPT, "sh", marker], {
       timeoutSeconds: this.#probeSeconds,
