@@ -4,13 +4,7 @@
  * @module
  */
 import { EPISODE_FLAGS, type RunFlags, runFlags } from "./run_flags.ts";
-import {
-  checkPositionals,
-  type CommandSpec,
-  type FlagDef,
-  parseCommandLine,
-  UsageError,
-} from "../lib/flags.ts";
+import { checkPositionals, type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import type { DockerHostSpec } from "../batch/run_batch.ts";
 import type { BatchMode } from "../batch/modes.ts";
 import { compileFilter, parseSlice } from "../batch/select.ts";
@@ -42,8 +36,6 @@ export interface ArmFlags {
   name: string;
   specs: string[];
 }
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** Most concurrent episodes (`-w`, a `--docker-host` share): each holds processes, a container, a connection. */
 export const MAX_WORKERS = 1024;

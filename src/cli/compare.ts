@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
@@ -20,8 +20,6 @@ import {
 import { csvLine, fmtCost, renderTable } from "../lib/table.ts";
 import { safeText } from "../lib/text.ts";
 import { REFERENCE_FLAG, toolIO } from "./tools.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius compare`. */
 export const COMPARE_FLAGS = {

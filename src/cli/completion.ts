@@ -4,12 +4,10 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, type FlagDef, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import type { CommandTable } from "./command.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The shells a script can be made for. */
 const SHELLS = ["bash", "zsh", "fish"] as const;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { loadTrajectory } from "../tools/trajectories/load_trajectory.ts";
@@ -12,8 +12,6 @@ import { validateAtif } from "../tools/trajectories/validate_atif.ts";
 import { toolIO } from "./tools.ts";
 import { readFailure } from "../tools/trajectories/map_trajectories.ts";
 import { sameFile, writeOutput } from "../lib/files.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius export`. */
 export const EXPORT_FLAGS = {

@@ -4,14 +4,12 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { nearestKey } from "../lib/spelling.ts";
 import type { Host } from "../core/host.ts";
 import type { CommandTable } from "./command.ts";
 import { TOPICS } from "./help_topics.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius help`. */
 export const HELP_FLAGS = { help: flag({ type: "boolean", short: "h", doc: "print this help" }) } as const;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine } from "../lib/flags.ts";
+import { type CommandSpec, flag, parseCommandLine } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { REFERENCE_FLAG } from "./tools.ts";
@@ -16,8 +16,6 @@ import { parseTrajectoryText } from "../core/trajectory_repair.ts";
 import { Inspector } from "../tools/inspect/inspector.ts";
 import { runInspector } from "../tools/inspect/run_inspector.ts";
 import { hostSignals, hostTerminal, runPager } from "../tools/inspect/terminal.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius inspect`. */
 export const INSPECT_FLAGS = {

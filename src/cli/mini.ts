@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, flagsConfig, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, flagsConfig, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { EXIT_CODES, type Host } from "../core/host.ts";
 import { isTree, resolveKeys } from "../core/config/keys.ts";
@@ -20,8 +20,6 @@ import type { RunFlags } from "./run_flags.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
 import { openTerminal, runWithSignals } from "./run.ts";
 import { globalConfigDir, setup } from "./mini_global.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** Upstream's `mini` options, each once (the run's own flag table, not claudius's). */
 export const MINI_FLAGS = {

@@ -9,6 +9,7 @@
 import {
   checkPositionals,
   type CommandSpec,
+  flag,
   type FlagDef,
   flagsConfig,
   parseCommandLine,
@@ -27,8 +28,6 @@ import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
 import { openTerminal, runWithSignals } from "./run.ts";
 import { globalConfigDir } from "./mini_global.ts";
 import { classNames, MINI_FLAGS, miniExitCode, upstreamDefaults, upstreamSpecs } from "./mini.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 const SELECTION = {
   slice: flag({ type: "string", value: "A:B", doc: "a Python slice of the instances, e.g. 0:5" }),

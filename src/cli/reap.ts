@@ -3,12 +3,10 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine } from "../lib/flags.ts";
+import { type CommandSpec, flag, parseCommandLine } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { reapContainers } from "../core/environments/reap.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius reap`. */
 export const REAP_FLAGS = {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { resolvePath, sameFile } from "../lib/files.ts";
 import { readUtf8File } from "../lib/text_file.ts";
@@ -25,8 +25,6 @@ import { MODULES, YAML } from "./components.ts";
 import { EPISODE_FLAGS } from "./run_flags.ts";
 import { readRecording, type Recording } from "../features/replay/recording.ts";
 import { replay, type ReplayOutcome } from "../features/replay/replay_run.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius replay`. */
 export const REPLAY_FLAGS = {

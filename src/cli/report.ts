@@ -3,13 +3,7 @@
  *
  * @module
  */
-import {
-  checkPositionals,
-  type CommandSpec,
-  type FlagDef,
-  parseCommandLine,
-  UsageError,
-} from "../lib/flags.ts";
+import { checkPositionals, type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { VERSION } from "../core/version.ts";
@@ -17,8 +11,6 @@ import { REFERENCE_FLAG, toolIO } from "./tools.ts";
 import { sameFile, writeOutput } from "../lib/files.ts";
 import { collectReport } from "../tools/report/collect_report.ts";
 import { renderReport } from "../tools/report/render_report.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius report`. */
 export const REPORT_FLAGS = {

@@ -4,13 +4,7 @@
  * @module
  */
 import { EPISODE_FLAGS, GO_ON_FLAGS, type RunFlags, runFlags } from "./run_flags.ts";
-import {
-  checkPositionals,
-  type CommandSpec,
-  type FlagDef,
-  parseCommandLine,
-  UsageError,
-} from "../lib/flags.ts";
+import { checkPositionals, type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 
 /** Options of `claudius resume`: a single run's flags (those that make sense mid-run) plus its own. */
 export interface ResumeFlags extends RunFlags {
@@ -23,8 +17,6 @@ export interface ResumeFlags extends RunFlags {
   /** Flags only a torn trajectory (which lost its config) takes. */
   torn: { env?: string };
 }
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius resume`: those of a run that make sense mid-run, and its own. */
 export const RESUME_FLAGS = {

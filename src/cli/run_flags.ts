@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type CommandSpec, type FlagDef, flagsConfig, type FlagValues, UsageError } from "../lib/flags.ts";
+import { type CommandSpec, flag, flagsConfig, type FlagValues, UsageError } from "../lib/flags.ts";
 import { MODEL_CLASSES } from "../core/models/classes.ts";
 import { ENVIRONMENT_CLASSES, ENVIRONMENT_STAND_INS } from "../core/environments/classes.ts";
 import { EXIT_CODES } from "../core/host.ts";
@@ -19,8 +19,6 @@ const MODEL_CLASS_NAMES: readonly string[] = Object.keys(MODEL_CLASSES);
 const ENV_CLASS_NAMES: readonly string[] = Object.keys(ENVIRONMENT_CLASSES).filter((c) =>
   !(c in ENVIRONMENT_STAND_INS) && !ENVIRONMENT_CLASSES[c]!.missing
 );
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** Where a run saves its trajectory when no `-o` or config says: `runs/<run time>.traj.json`. */
 export const RUNS_DIR = "runs";

@@ -3,13 +3,7 @@
  *
  * @module
  */
-import {
-  checkPositionals,
-  type CommandSpec,
-  type FlagDef,
-  parseCommandLine,
-  UsageError,
-} from "../lib/flags.ts";
+import { checkPositionals, type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
@@ -22,8 +16,6 @@ import { wrap } from "../lib/help.ts";
 import { SUBMITTED } from "../tools/trajectories/outcome.ts";
 import { type Column, csvLine, fmtCost, fmtCount, fmtSeconds, fmtShare, renderTable } from "../lib/table.ts";
 import { REFERENCE_FLAG, toolIO } from "./tools.ts";
-
-const flag = <const D extends FlagDef>(def: D) => def;
 
 /** The flags of `claudius stats`. */
 export const STATS_FLAGS = {

@@ -49,6 +49,9 @@ export interface FlagDef {
   complete?: "file" | "dir" | "config";
 }
 
+/** A flag definition with its literal types kept (what {@link parseCommandLine} types its values by). */
+export const flag = <const D extends FlagDef>(def: D): D => def;
+
 /** A command's flags, by long name (without `--`). */
 export type FlagTable = Readonly<Record<string, FlagDef>>;
 
