@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { SIMPLE_ESCAPES } from "./escapes.ts";
 
 /** Python's Unicode whitespace without CR and LF (`[^\S\r\n]` in python-dotenv's patterns). */
 const H = "\\t\\v\\f\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
@@ -30,18 +31,6 @@ const RE = {
 };
 const INLINE_COMMENT = new RegExp(`[${S}]+#.*`);
 const TRAILING_SPACE = new RegExp(`[${S}]+$`);
-const DOUBLE_ESCAPES: Record<string, string> = {
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  a: "\x07",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-};
 const VARIABLE = /\$\{([^}:]*)(?::-([^}]*))?\}/g;
 
 /** A position in the text; `read` advances it or throws (python-dotenv's `Reader`). */
@@ -61,7 +50,7 @@ class Reader {
 function value(r: Reader): string {
   const c = r.text[r.pos];
   if (c === "'") return r.read(RE.single)[1]!.replace(/\\([\\'])/g, "$1");
-  if (c === '"') return r.read(RE.double)[1]!.replace(/\\([\\'"abfnrtv])/g, (_, e) => DOUBLE_ESCAPES[e]!);
+  if (c === '"') return r.read(RE.double)[1]!.replace(/\\([\\'"abfnrtv])/g, (_, e) => SIMPLE_ESCAPES[e]!);
   if (c === undefined || c === "\n" || c === "\r") return "";
   return r.read(RE.bare)[0].replace(INLINE_COMMENT, "").replace(TRAILING_SPACE, "");
 }

@@ -3,20 +3,10 @@
  * `unicode-escape` codec, whose error message (after the last `:`) is the syntax error.
  * @module
  */
+import { SIMPLE_ESCAPES } from "../escapes.ts";
 
-const SIMPLE: Record<string, string> = {
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  a: "\x07",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-  "\n": "",
-};
+/** Python's escapes, and a backslash-newline that continues the line. */
+const SIMPLE: Readonly<Record<string, string>> = { ...SIMPLE_ESCAPES, "\n": "" };
 const HEX = /^[0-9a-fA-F]+$/;
 
 /** A decoded literal, or the message of the decoding error. */
