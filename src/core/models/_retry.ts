@@ -13,7 +13,12 @@ export interface RetryAfter {
   header: "retry-after-ms" | "Retry-After";
 }
 
-/** A failure worth retrying: 408/409/429/5xx, a network error, a missed deadline, a malformed body. */
+/** The statuses another attempt may fix: 408, 409, 429 and every 5xx (litellm's and OpenAI's rule). */
+export function retryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** A failure worth retrying: {@link retryableStatus}, a network error, a missed deadline, a malformed body. */
 export class TransientError extends Error {
   /** HTTP status, 0 when there was none. */
   readonly status: number;

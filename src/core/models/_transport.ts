@@ -8,7 +8,7 @@
  */
 import { ApiError } from "../errors.ts";
 import type { Json } from "../types.ts";
-import { parseRetryAfter, TransientError } from "./_retry.ts";
+import { parseRetryAfter, retryableStatus, TransientError } from "./_retry.ts";
 import { after } from "../../lib/timers.ts";
 import { readCompletionStream, type StreamSink } from "./_stream.ts";
 import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
@@ -216,7 +216,7 @@ export class Transport {
   #providerError(error: ProviderErrorBody, status: number): Error {
     const code = error.code;
     const what = this.#o.redact(error.message);
-    if (code === undefined || code === 408 || code === 409 || code === 429 || code >= 500) {
+    if (code === undefined || retryableStatus(code)) {
       return new TransientError(what, code ?? status);
     }
     return new ApiError(`Cannot query model: ${what} (code ${code})${NO_RETRY_HINT[code] ?? ""}`, code);
@@ -225,7 +225,7 @@ export class Transport {
   #statusError(url: string, status: number, headers: Headers, text: string): Error {
     const detail = this.#o.redact(providerMessage(text));
     const what = `HTTP ${status} from ${url}${detail === "" ? "" : `: ${detail}`}`;
-    if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    if (retryableStatus(status)) {
       return new TransientError(what, status, parseRetryAfter(headers));
     }
     if (status === 401 || status === 403) {
