@@ -8,7 +8,7 @@
  */
 import { ApiError } from "../errors.ts";
 import type { Json } from "../types.ts";
-import { parseRetryAfter, retryableStatus, TransientError } from "./_retry.ts";
+import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
 import { after } from "../../lib/timers.ts";
 import { readCompletionStream, type StreamSink } from "./_stream.ts";
 import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
@@ -80,6 +80,17 @@ export class Transport {
     signal?: AbortSignal,
   ): Promise<T> {
     return this.#exchange(url, body, parse, signal, false);
+  }
+
+  /** {@link attempt} under `policy`'s retries: what the attempt that succeeded parsed. */
+  send<T>(
+    url: string,
+    body: string | Uint8Array<ArrayBuffer> | Blob,
+    parse: (text: string | Json) => T,
+    policy: RetryPolicy,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return retry(url, () => this.attempt(url, body, parse, signal), policy, signal);
   }
 
   /** {@link attempt}, `redirected` when this is the resend after a redirect (another is refused). */

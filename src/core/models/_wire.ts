@@ -4,7 +4,7 @@
  * @module
  */
 import { parsePythonJson } from "../../lib/python/pyjson.ts";
-import type { Json, ReplyMessage, ToolCall } from "../types.ts";
+import type { Completion, Json, ReplyMessage, ToolCall } from "../types.ts";
 
 /** A chat-completion body, checked and split into the parts the clients need. */
 export interface ParsedBody {
@@ -17,6 +17,12 @@ export interface ParsedBody {
   body: Json;
   /** Why a served response cannot be used: the model sees it as a format error. */
   problem?: string;
+}
+
+/** The completion a chat client returns: the parsed body and what the call cost. */
+export function completionOf(parsed: ParsedBody, cost: number): Completion {
+  const { message, finish_reason, body: response, problem } = parsed;
+  return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
 }
 
 /** A 200 response whose body is not JSON (retryable: proxies send these under load). */

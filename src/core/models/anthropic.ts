@@ -11,7 +11,7 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { ConfigInput } from "../config/keys.ts";
 import type { CostPolicy } from "./_cost_policy.ts";
 import type { Endpoint } from "./_presets.ts";
-import { retry, type RetryPolicy } from "./_retry.ts";
+import type { RetryPolicy } from "./_retry.ts";
 import { RequestBodies } from "./_body.ts";
 import { Transport } from "./_transport.ts";
 import type { OPENAI_KEYS } from "./_openai_keys.ts";
@@ -19,7 +19,7 @@ import { type HttpClientDeps, httpSetup } from "./_http.ts";
 import { type AnthropicMessage, anthropicTool, MessageTranslator } from "./_anthropic_request.ts";
 import { anthropicParams } from "./_anthropic_params.ts";
 import { parseAnthropicBody, readAnthropicStream } from "./_anthropic_reply.ts";
-import type { ParsedBody } from "./_wire.ts";
+import { completionOf } from "./_wire.ts";
 import { type EndpointCheck, probeEndpoint } from "./_probe.ts";
 
 /**
@@ -170,17 +170,8 @@ export class AnthropicClient implements ChatClient {
     if (this.#stream) payload.stream = true;
     Object.assign(payload, this.#extraBody);
     const body = this.#bodies.serialise(payload, messages satisfies AnthropicMessage[]);
-    const url = this.#url;
-    const parse = (text: string | Json): ParsedBody => parseAnthropicBody(text);
-    const parsed = await retry(
-      url,
-      () => this.#transport.attempt(url, body, parse, signal),
-      this.#policy,
-      signal,
-    );
-    const cost = await this.#costs.cost(parsed.usage);
-    const { message, finish_reason, body: response, problem } = parsed;
-    return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
+    const parsed = await this.#transport.send(this.#url, body, parseAnthropicBody, this.#policy, signal);
+    return completionOf(parsed, await this.#costs.cost(parsed.usage));
   }
 
   #toolsOf(tools: readonly Json[]): Json[] {

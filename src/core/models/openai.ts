@@ -8,11 +8,11 @@ import type { InputItem } from "./responses.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
-import { retry, type RetryPolicy } from "./_retry.ts";
+import type { RetryPolicy } from "./_retry.ts";
 import {
+  completionOf,
   isObject,
   parseCompletionBody,
-  type ParsedBody,
   type ParsedResponse,
   parseResponsesBody,
 } from "./_wire.ts";
@@ -143,17 +143,8 @@ export class OpenAIClient implements ChatClient {
     if (request.tools !== undefined) payload.tools = request.tools;
     if (this.#stream) Object.assign(payload, { stream: true, stream_options: { include_usage: true } });
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
-    const url = this.#url;
-    const parse = (text: string | Json): ParsedBody => parseCompletionBody(text);
-    const parsed = await retry(
-      url,
-      () => this.#transport.attempt(url, body, parse, signal),
-      this.#policy,
-      signal,
-    );
-    const cost = await this.#costs.cost(parsed.usage);
-    const { message, finish_reason, body: response, problem } = parsed;
-    return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
+    const parsed = await this.#transport.send(this.#url, body, parseCompletionBody, this.#policy, signal);
+    return completionOf(parsed, await this.#costs.cost(parsed.usage));
   }
 
   /**
@@ -177,15 +168,9 @@ export class OpenAIClient implements ChatClient {
       ...this.#responseKwargs,
     };
     const body = this.#bodies.serialise(payload, request.input, "input");
-    const url = this.#responsesUrl;
     const parse = (text: string | Json) =>
       parseResponsesBody(typeof text === "string" ? text : JSON.stringify(text));
-    const parsed = await retry(
-      url,
-      () => this.#transport.attempt(url, body, parse, signal),
-      this.#policy,
-      signal,
-    );
+    const parsed = await this.#transport.send(this.#responsesUrl, body, parse, this.#policy, signal);
     return { ...parsed, cost: await this.#costs.cost(parsed.usage) };
   }
 }
