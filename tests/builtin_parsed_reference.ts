@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { denoFmt } from "./_support/deno_fmt.ts";
 import { loadYaml } from "../src/lib/python/yaml.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -76,23 +77,7 @@ export function parsedBuiltin(text: string): unknown {
   return json === undefined ? undefined : JSON.parse(json);
 }
 `;
-  return await formatTs(source);
-}
-
-async function formatTs(text: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=ts", "-"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    cwd: ROOT,
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const out = await child.output();
-  if (!out.success) throw new Error(`deno fmt failed: ${new TextDecoder().decode(out.stderr)}`);
-  return new TextDecoder().decode(out.stdout);
+  return await denoFmt(source, "ts");
 }
 
 /** Write the module. */

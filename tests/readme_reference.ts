@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { denoFmt } from "./_support/deno_fmt.ts";
 import { configReference } from "../src/cli/config_reference.ts";
 import { builtinConfigs } from "../src/cli/config.ts";
 import { COMMANDS, RUN_COMMAND } from "../src/cli/commands.ts";
@@ -216,26 +217,9 @@ export async function fillBlocks(text: string): Promise<string> {
   );
 }
 
-/** `text` as `deno fmt` formats Markdown (with the repository's settings). */
-export async function formatMarkdown(text: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    cwd: ROOT,
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const out = await child.output();
-  if (!out.success) throw new Error(`deno fmt failed: ${new TextDecoder().decode(out.stderr)}`);
-  return new TextDecoder().decode(out.stdout);
-}
-
 /** What the file at `path` (relative to the root) must hold: its blocks filled, formatted. */
 export async function expectedFile(path: string): Promise<string> {
-  return await formatMarkdown(await fillBlocks(await Deno.readTextFile(`${ROOT}${path}`)));
+  return await denoFmt(await fillBlocks(await Deno.readTextFile(`${ROOT}${path}`)), "md");
 }
 
 /** The words of a shell line (quotes removed, a trailing `# comment` dropped). */
