@@ -6,7 +6,7 @@
  * @module
  */
 import type { Host } from "../core/host.ts";
-import { UsageError } from "../lib/flags.ts";
+import { asSubcommand, UsageError } from "../lib/flags.ts";
 import type { CommandModule, CommandTable } from "./command.ts";
 
 export type { Command, CommandModule, CommandTable } from "./command.ts";
@@ -51,12 +51,7 @@ export async function dispatch(argv: string[], host: Host, face: Face = "claudiu
   const [first = "", ...rest] = argv;
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
   if (command) {
-    try {
-      return await (await command.load()).main(rest, host, COMMANDS);
-    } catch (e) {
-      if (e instanceof UsageError) e.command ??= first;
-      throw e;
-    }
+    return await asSubcommand(first, async () => (await command.load()).main(rest, host, COMMANDS));
   }
   if (first && !first.startsWith("-")) {
     const hint = nearestKey(first, Object.keys(COMMANDS));

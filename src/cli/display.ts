@@ -18,7 +18,7 @@ const clip = (
  * @param streamed a reply's header and text were shown as they arrived: only its commands are left
  */
 export function formatForDisplay(message: Message, color: boolean, streamed = false): string {
-  const paint = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+  const paint = painter(color);
   const extra = message.extra ?? {};
   // Responses API messages: the response object, typed messages, function call outputs.
   if (message.object === "response") {
@@ -41,7 +41,7 @@ export function formatForDisplay(message: Message, color: boolean, streamed = fa
       const commands = actions.map((a) => paint("1", `$ ${escapeControls(a.command)}`)).join("\n");
       if (streamed) return commands;
       const text = message.content ? clip(message.content.trim()) + "\n" : "";
-      return paint("36", "── assistant ──") + "\n" + text + commands;
+      return replyHeader(paint) + "\n" + text + commands;
     }
     case "tool":
       return observation(message, paint);
@@ -51,7 +51,13 @@ export function formatForDisplay(message: Message, color: boolean, streamed = fa
   }
 }
 
-function observation(message: Message, paint: (code: string, s: string) => string): string {
+/** Colours text with an SGR code when colour is on (`-v` at a terminal, no `NO_COLOR`). */
+type Paint = (code: string, s: string) => string;
+const painter = (color: boolean): Paint => (code, s) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+/** The line above a reply, whole or streamed. */
+const replyHeader = (paint: Paint) => paint("36", "── assistant ──");
+
+function observation(message: Message, paint: Paint): string {
   const extra = message.extra ?? {};
   const rc = Number(extra.returncode);
   const head = paint(
@@ -75,6 +81,7 @@ export class VerboseDisplay {
   readonly #log: (line: string) => void;
   readonly #write: (text: string) => void;
   readonly #color: boolean;
+  readonly #paint: Paint;
   /** Characters of the reply streaming in, undefined when none is. */
   #streamed: number | undefined;
   #endsLine = true;
@@ -87,6 +94,7 @@ export class VerboseDisplay {
     this.#log = log;
     this.#write = write;
     this.#color = color;
+    this.#paint = painter(color);
   }
 
   /** A piece of the reply being streamed (`start`: a new attempt of the call). */
@@ -94,7 +102,7 @@ export class VerboseDisplay {
     if (event.type === "start") {
       const again = this.#streamed !== undefined;
       this.#write(
-        `${again ? `${this.#endsLine ? "" : "\n"}(retrying)` : this.#paint("36", "── assistant ──")}\n`,
+        `${again ? `${this.#endsLine ? "" : "\n"}(retrying)` : replyHeader(this.#paint)}\n`,
       );
       this.#streamed = 0;
       this.#endsLine = true;
@@ -124,9 +132,5 @@ export class VerboseDisplay {
     if (!this.#endsLine || more) this.#write(`${this.#endsLine ? "" : "\n"}${more}`);
     const commands = formatForDisplay(message, this.#color, true);
     if (commands) this.#log(commands);
-  }
-
-  #paint(code: string, s: string): string {
-    return this.#color ? `\x1b[${code}m${s}\x1b[0m` : s;
   }
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { asSubcommand, type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { nearestKey } from "../lib/spelling.ts";
 import type { Host } from "../core/host.ts";
@@ -99,11 +99,5 @@ export async function main(argv: string[], host: Host, commands: CommandTable): 
         `one of ${SUBCOMMANDS.map((s) => s.names[0]).join(", ")}`,
     );
   }
-  try {
-    return await sub.run(rest, host, commands);
-  } catch (e) {
-    // Its usage errors point at its own help (mini-extra swebench --help).
-    if (e instanceof UsageError) e.command ??= first;
-    throw e;
-  }
+  return await asSubcommand(first, () => sub.run(rest, host, commands));
 }

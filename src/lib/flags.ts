@@ -19,6 +19,19 @@ export class UsageError extends TypeError {
   }
 }
 
+/**
+ * Run a subcommand: a usage error it throws names it (its own `--help` is the one to read).
+ * @param name the subcommand's word (`batch`, `swebench`)
+ */
+export async function asSubcommand<T>(name: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof UsageError) e.command ??= name;
+    throw e;
+  }
+}
+
 /** What a flag's value is. */
 export type FlagType = "string" | "boolean" | "number" | "int";
 
