@@ -81,10 +81,3 @@ export function renderHelp(spec: CommandSpec, width = HELP_WIDTH): string {
   }
   return out.join("\n");
 }
-
-/** The flags of a command as a Markdown list (the README's flag lists). */
-export function flagList(spec: CommandSpec): string {
-  return Object.entries(spec.flags)
-    .map(([name, def]) => `- \`${flagLabel(name, def).trim()}\`: ${flagDoc(def)}`)
-    .join("\n");
-}

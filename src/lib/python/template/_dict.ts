@@ -9,7 +9,6 @@ import {
   isPlainDict,
   isStr,
   Markup,
-  num,
   PyFloat,
   PyObject,
   PyTuple,
@@ -157,9 +156,4 @@ export function dictDelete(d: Dict, key: unknown): boolean {
 export function dictClear(d: Dict): void {
   if (d instanceof PyDict) d.map.clear();
   else for (const k of Object.keys(d)) delete d[k];
-}
-
-/** True when `v` is a number equal to `n` (for int/float/bool key lookups). */
-export function numEquals(v: unknown, n: number): boolean {
-  return (typeof v === "number" || typeof v === "boolean" || v instanceof PyFloat) && num(v) === n;
 }

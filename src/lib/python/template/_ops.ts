@@ -4,7 +4,7 @@
  */
 import { dictGet, dictKeys, dictSize, hashKey, isDict } from "./_dict.ts";
 import { fail } from "./_error.ts";
-import { DictView, PyIter, PyRange } from "./_objects.ts";
+import { DictView, PyRange } from "./_objects.ts";
 import { cmpStr, cpLength } from "./_strings.ts";
 import {
   isNumber,
@@ -184,9 +184,4 @@ export function toList(v: unknown): unknown[] {
 /** The items of `v` without copying when it already is a list or tuple. */
 export function itemsOf(v: unknown): readonly unknown[] {
   return seqItems(v) ?? toList(v);
-}
-
-/** True for one-shot iterators (generators), which have no len() or reversed(). */
-export function isIterator(v: unknown): v is PyIter {
-  return v instanceof PyIter;
 }

@@ -6,11 +6,6 @@
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** True when `s` has astral characters (so UTF-16 offsets differ from code point indices). */
-export function hasAstral(s: string): boolean {
-  return SURROGATE.test(s);
-}
-
 let memoText = "";
 let memoLength = 0;
 
@@ -109,13 +104,6 @@ export function cpAt(s: string, i: number): string | undefined {
 /** Code point index of a UTF-16 offset. */
 export function cpIndex(s: string, offset: number): number {
   return SURROGATE.test(s) ? cpLength(s.slice(0, offset)) : offset;
-}
-
-/** UTF-16 offset of a code point index (clamped to the string). */
-export function utf16Offset(s: string, cp: number): number {
-  if (!SURROGATE.test(s)) return Math.min(cp, s.length);
-  const len = cpLength(s);
-  return cpOffset(s, Math.min(cp, len), len);
 }
 
 /** Compares strings by code point, like Python. */
