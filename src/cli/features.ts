@@ -203,6 +203,10 @@ async function artifactSteps(
     const wanted = { ...(configured ? run : {}), ...(patchPath ? { patch_path: patchPath } : {}) };
     const force = options.force ? { force: options.force } : {};
     const { redactor } = episodeSecrets(deps.hostEnv, config.model);
-    return (await saveArtifacts(env, wanted, outputPath, { log: deps.log, redactor, ...force })).errors;
+    const trajectory = resolvePath(outputPath, deps.cwd);
+    const atif = run.atif_path && resolvePath(run.atif_path, trajectory.replace(/\/[^/]*$/, ""));
+    const own = [atif, options.resume?.link.trajectory].filter((p): p is string => Boolean(p));
+    const artifactDeps = { log: deps.log, redactor, own, ...force };
+    return (await saveArtifacts(env, wanted, trajectory, artifactDeps)).errors;
   }];
 }

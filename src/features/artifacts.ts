@@ -35,6 +35,11 @@ export interface ArtifactDeps {
    * file: `env > f`). The tarball is left as it is: compressed, it cannot be searched.
    */
   redactor?: SecretRedactor;
+  /**
+   * claudius's other outputs of this run (host paths: the ATIF copy, the trajectory a resume goes on
+   * from), left out of the patch with the trajectory, the artifacts and their temporary files.
+   */
+  own?: string[];
 }
 
 /** What was saved and what failed. */
@@ -48,29 +53,56 @@ export interface ArtifactReport {
 /** The exit code {@link PATCH_SCRIPT} ends with when the working directory is in no git repository. */
 const NOT_A_REPOSITORY = 3;
 
+/** The git every artifact script runs: `safe.directory` lets root read a repository another user owns. */
+const GIT_FUNCTION = "g() { git -c safe.directory='*' -c core.quotepath=false \"$@\"; }";
+
 /**
  * Stages every changed file (untracked ones too, `.gitignore` respected) in a throwaway copy of the
  * index, so the repository itself is left untouched, and prints the diff against HEAD (the empty
- * tree when there is no commit yet). `safe.directory` lets root read a repository another user owns.
- * A signal ends it through `exit`, so the throwaway index is removed then too (the orphan guard of
- * a killed claudius sends SIGTERM first; SIGPIPE comes when the shell reports the killed git on the
- * stderr of a claudius that is gone).
+ * tree when there is no commit yet). A signal ends it through `exit`, so the throwaway index is
+ * removed then too (the orphan guard of a killed claudius sends SIGTERM first; SIGPIPE comes when
+ * the shell reports the killed git on the stderr of a claudius that is gone).
+ *
+ * Its arguments: {@link OWN_SCRIPT}, then the identities (`<device>:<inode>`, as `stat -c %d:%i`
+ * prints them) of claudius's own outputs. The files under the working directory that are one of
+ * them are staged as HEAD has them, so the patch never holds the trajectory or the patch being
+ * written. Identities, not paths: a host path means nothing in a container, while a file
+ * bind-mounted into one keeps its device and inode, as does a file reached by another spelling.
  */
 const PATCH_SCRIPT = [
   "set -e",
-  "g() { git -c safe.directory='*' -c core.quotepath=false \"$@\"; }",
+  GIT_FUNCTION,
   'if ! top="$(LC_ALL=C g rev-parse --show-toplevel 2>&1)"; then',
   `  case "$top" in *"not a git repository"*) printf '%s\\n' "$PWD" >&2; exit ${NOT_A_REPOSITORY};; esac`,
   "  printf '%s\\n' \"$top\" >&2; exit 1",
   "fi",
   'idx="$(mktemp)"',
-  "trap 'rm -f \"$idx\"' EXIT",
+  'trap \'rm -f "$idx" "$idx.failed"\' EXIT',
   "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 141' PIPE; trap 'exit 143' TERM",
   'cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"',
   'export GIT_INDEX_FILE="$idx"',
   "g add -A .",
+  'own="$1"; shift; ids=" $* "',
+  "if [ $# -gt 0 ]; then",
+  '  set --; for id in $ids; do set -- "$@" -o -inum "${id#*:}"; done; shift',
+  '  find . -path ./.git -prune -o \\( "$@" \\) -type f -exec sh -c "$own" sh "$ids" "$idx.failed" {} + 2>/dev/null || :',
+  `  if [ -e "$idx.failed" ]; then echo "git reset failed: cannot leave claudius's own outputs out" >&2; exit 1; fi`,
+  "fi",
   'base="$(g rev-parse -q --verify HEAD^{commit} || g hash-object -t tree /dev/null)"',
   'g diff --cached --binary --no-color --no-ext-diff --src-prefix=a/ --dst-prefix=b/ "$base"',
+].join("\n");
+
+/**
+ * Run by `find -exec` with the identities (one string, space-separated), a file to create when it
+ * fails, and the files whose inode is one of them: each that is claudius's own is unstaged.
+ */
+const OWN_SCRIPT = [
+  GIT_FUNCTION,
+  'ids="$1"; failed="$2"; shift 2',
+  "for f; do",
+  '  id="$(stat -c %d:%i "$f" 2>/dev/null)" || continue',
+  '  case "$ids" in *" $id "*) g reset -q -- ":(literal)$f" >/dev/null 2>&1 || : > "$failed";; esac',
+  "done",
 ].join("\n");
 
 /**
@@ -135,17 +167,21 @@ export async function saveArtifacts(
   }
   if (config.save_patch || config.patch_path) {
     const dest = config.patch_path ?? `${dir}${stem}.patch`;
-    wanted.push(["patch", dest, "git diff", ["sh", "-c", PATCH_SCRIPT]]);
+    wanted.push(["patch", dest, "git diff", ["sh", "-c", PATCH_SCRIPT, "sh", OWN_SCRIPT]]);
   }
+  const own = [trajectoryPath, ...wanted.map(([, dest]) => dest), ...deps.own ?? []];
   for (const [name, dest, what, argv] of wanted) {
     try {
-      if (!env.hostCommand) throw new Error(`artifacts are not supported for ${env.type}`);
+      const hostCommand = env.hostCommand?.bind(env);
+      if (!hostCommand) throw new Error(`artifacts are not supported for ${env.type}`);
       const redact = name === "patch" && deps.redactor?.active
         ? deps.redactor.stream((n) =>
           deps.log(`note: the patch held the API key (${n}x): saved as [REDACTED]`)
         )
         : undefined;
-      await runToFile(env.hostCommand(argv), dest, deps.timeoutSeconds ?? 300, what, deps.force, redact);
+      const inv = async (partial: string) =>
+        hostCommand(name === "patch" ? [...argv, ...await identities([...own, partial])] : argv);
+      await runToFile(inv, dest, deps.timeoutSeconds ?? 300, what, deps.force, redact);
       report.saved[name] = dest;
       deps.log(`Saved ${name} to ${dest}`);
     } catch (e) {
@@ -163,6 +199,15 @@ export async function saveArtifacts(
   return report;
 }
 
+/** `<device>:<inode>` of each of `paths` that exists (symbolic links followed), once each. */
+async function identities(paths: string[]): Promise<string[]> {
+  const ids = await Promise.all(paths.map(async (path) => {
+    const info = await Deno.stat(path).catch(() => undefined);
+    return info?.ino == null ? undefined : `${info.dev}:${info.ino}`;
+  }));
+  return [...new Set(ids.filter((id) => id !== undefined))];
+}
+
 /** An artifact command that ran and exited non-zero. */
 class CommandFailed extends Error {
   /** The exit code. */
@@ -177,12 +222,13 @@ class CommandFailed extends Error {
 }
 
 /**
- * Run `inv` with its stdout going to `dest` (through `transform`, when given; via a temporary file
- * renamed on success); `what` names the program in errors. `force` kills its process group at once.
+ * Run the command `inv` gives for the temporary file (created first, renamed to `dest` on success)
+ * with its stdout going there (through `transform`, when given); `what` names the program in
+ * errors. `force` kills its process group at once.
  * @throws {Error} with the command's stderr when it fails, times out, is killed or cannot start
  */
 async function runToFile(
-  inv: HostCommand,
+  inv: (partial: string) => Promise<HostCommand>,
   dest: string,
   timeoutSeconds: number,
   what: string,
@@ -198,7 +244,7 @@ async function runToFile(
   guard.removeOnDeath(resolve(partial));
   let ok = false;
   try {
-    const child = spawnDetached(inv);
+    const child = spawnDetached(await inv(partial));
     guard.add(child.pid); // detached: its pid is its process group
     await writeOutput(child, file, { timeoutSeconds, what, force, transform });
     await Deno.rename(partial, dest);

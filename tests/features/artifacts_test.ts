@@ -246,8 +246,15 @@ dockerTest("saveArtifacts() records an error for a container that is gone", asyn
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-/** `claudius --patch` with a scripted model that edits `tracked.txt`, then hits a step limit of 1. */
-async function runWithPatch(args: string[], cwd: string) {
+/**
+ * `claudius --patch` with a scripted model that edits `tracked.txt`, then hits a step limit of 1
+ * (`-o t.traj.json --patch out/fix.patch` unless `paths` says otherwise).
+ */
+async function runWithPatch(
+  args: string[],
+  cwd: string,
+  paths = ["-o", "t.traj.json", "--patch", "out/fix.patch"],
+) {
   const replies = JSON.stringify([{
     content: "edit",
     commands: ["echo edited >> tracked.txt; echo new > n.txt"],
@@ -265,10 +272,7 @@ async function runWithPatch(args: string[], cwd: string) {
       `model.replies=${replies}`,
       "--step-limit",
       "1",
-      "-o",
-      "t.traj.json",
-      "--patch",
-      "out/fix.patch",
+      ...paths,
       ...args,
     ],
     cwd,
@@ -292,6 +296,42 @@ for (const env of ["local", "bubblewrap"]) {
     assertMatch(patch, /^diff --git a\/n\.txt b\/n\.txt\nnew file[^]*\+new\n/);
     assertMatch(patch, /diff --git a\/tracked\.txt b\/tracked\.txt\n[^]* one\n\+edited\n/);
     assertEquals(await sh("git status --porcelain", `${dir}/repo`), " M tracked.txt\n?? n.txt\n");
+  });
+}
+
+/** The files a patch changes, in its order. */
+function patched(patch: string): string[] {
+  return [...patch.matchAll(/^diff --git a\/(\S+) /gm)].map((m) => m[1] ?? "");
+}
+
+for (const env of ["local", "bubblewrap"]) {
+  Deno.test(`claudius --patch from inside the repository leaves claudius's own outputs out (${env})`, async () => {
+    const repo = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+    await sh(`git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm init`, repo);
+    // The trajectory, its ATIF copy and the patch inside the tree, one of them by another spelling.
+    const paths = ["-o", "runs/t.traj.json", "--patch", `../${repo.split("/").pop()}/fix.patch`];
+    const r = await runWithPatch(
+      ["--env", env, "--cwd", ".", "-c", "run.atif_path=t.atif.json"],
+      repo,
+      paths,
+    );
+    assertEquals(r.code, 3, r.stderr);
+    const patch = await Deno.readTextFile(`${repo}/fix.patch`);
+    assertEquals(patched(patch), ["n.txt", "tracked.txt"]);
+    // A second run leaves out the patch it replaces; the first run's trajectory is the tree's now.
+    const again = await runWithPatch(["--env", env, "--cwd", "."], repo, [
+      "-o",
+      "t2.traj.json",
+      "--patch",
+      "fix.patch",
+    ]);
+    assertEquals(again.code, 3, again.stderr);
+    assertEquals(patched(await Deno.readTextFile(`${repo}/fix.patch`)), [
+      "n.txt",
+      "runs/t.atif.json",
+      "runs/t.traj.json",
+      "tracked.txt",
+    ]);
   });
 }
 
@@ -328,6 +368,35 @@ dockerTest("claudius --patch FILE takes the diff inside the container (docker)",
     /^diff --git a\/n\.txt b\/n\.txt\nnew file[^]*diff --git a\/tracked\.txt[^]* one\n\+edited\n/,
   );
 }, true);
+
+dockerTest(
+  "claudius --patch leaves its own outputs out of a repository mounted into the container",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+    await Deno.mkdir(`${dir}/repo`);
+    await sh(
+      `git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm init`,
+      `${dir}/repo`,
+    );
+    const r = await runWithPatch(
+      [
+        "--env",
+        "docker",
+        "--image",
+        DEBIAN,
+        "--cwd",
+        "/repo",
+        "-c",
+        `environment.run_args=["--rm","-v","/usr/bin/git:/usr/bin/git:ro","-v","${dir}/repo:/repo"]`,
+      ],
+      dir,
+      ["-o", "repo/runs/t.traj.json", "--patch", "repo/fix.patch"],
+    );
+    assertEquals(r.code, 3, r.stderr);
+    assertEquals(patched(await Deno.readTextFile(`${dir}/repo/fix.patch`)), ["n.txt", "tracked.txt"]);
+  },
+  true,
+);
 
 Deno.test("claudius --patch naming the trajectory or a directory is refused before the run (exit 2)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
