@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertMatch } from "./_support/assert.ts";
 import { startFakeServer } from "./_support/fake_server.ts";
 import { golden, normalise, scenarios } from "./_support/interactive.ts";
-import type { ScriptReply } from "../src/core/models/_script.ts";
+import type { ScriptReply } from "../src/core/models/extra/_script.ts";
 import type { Message } from "../src/core/types.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;

@@ -11,12 +11,12 @@ import type { YamlModule } from "../core/config/load.ts";
 
 /** Loads each module on first use (see {@link ComponentModules}). */
 export const MODULES: ComponentModules = {
-  scripted: () => import("../core/models/scripted.ts"),
-  responses: () => import("../core/models/responses.ts"),
+  scripted: () => import("../core/models/extra/scripted.ts"),
+  responses: () => import("../core/models/extra/responses.ts"),
   pyregex: () => import("../lib/python/pyregex/pyregex.ts"),
-  docker: () => import("../core/environments/docker.ts"),
-  bubblewrap: () => import("../core/environments/bubblewrap.ts"),
-  singularity: () => import("../core/environments/singularity.ts"),
+  docker: () => import("../core/environments/extra/docker.ts"),
+  bubblewrap: () => import("../core/environments/extra/bubblewrap.ts"),
+  singularity: () => import("../core/environments/extra/singularity.ts"),
 };
 
 /** The YAML reader of config files ({@link ConfigIO.yaml}), loaded on first use. */

@@ -6,7 +6,7 @@
 import { type CommandSpec, flag, parseCommandLine } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
-import { reapContainers } from "../core/environments/reap.ts";
+import { reapContainers } from "../core/environments/extra/reap.ts";
 
 /** The flags of `claudius reap`. */
 export const REAP_FLAGS = {

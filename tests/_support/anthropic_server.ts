@@ -2,7 +2,7 @@
  * A loopback server speaking Anthropic's Messages API as documented (`POST /v1/messages`, headers
  * `x-api-key` and `anthropic-version`, error objects `{"type": "error", "error": {"type", "message"}}`,
  * server-sent events `message_start`, `content_block_start`/`_delta`/`_stop`, `message_delta`,
- * `message_stop`, `ping`), playing a script (see `src/core/models/_script.ts`), faults included. It is
+ * `message_stop`, `ping`), playing a script (see `src/core/models/extra/_script.ts`), faults included. It is
  * strict where the API is: unknown fields are refused (so a litellm-only parameter sent on the wire
  * fails), the first turn is the user's, every `tool_use` needs its `tool_result` right after, at most four
  * cache breakpoints, a thinking budget below `max_tokens`, thinking blocks first in a tool-using turn
@@ -19,7 +19,7 @@ import {
   type ScriptFault,
   type ScriptMessageReply,
   type ScriptReply,
-} from "../../src/core/models/_script.ts";
+} from "../../src/core/models/extra/_script.ts";
 import type { Json } from "../../src/core/types.ts";
 import { concat, type RecordedRequest, RequestReader, response, write } from "./fake_server.ts";
 import { anthropicErrorBody, type CacheUsage, invalidRequest, PromptCache } from "./anthropic_api.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { loadConfig, type ResolvedConfig } from "../../src/core/config/load.ts";
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import { configIO } from "./episode.ts";
 
 /** One scripted instance. */

@@ -1,5 +1,5 @@
 /**
- * A loopback OpenAI-compatible server that plays a script (see `src/core/models/_script.ts`), faults
+ * A loopback OpenAI-compatible server that plays a script (see `src/core/models/extra/_script.ts`), faults
  * included. It speaks HTTP/1.1 over a raw TCP listener rather than `Deno.serve` because faults such as
  * "close without answering" and "send half a body" need control below the HTTP layer.
  *
@@ -15,7 +15,7 @@ import {
   type ScriptReply,
   toCompletionBody,
   toResponsesBody,
-} from "../../src/core/models/_script.ts";
+} from "../../src/core/models/extra/_script.ts";
 import type { Json } from "../../src/core/types.ts";
 
 /** One request the server received. */

@@ -3,7 +3,7 @@
  * (tests/testdata/interactive/), and how recorded messages and requests are made comparable.
  */
 import { load } from "js-yaml";
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import type { Json } from "../../src/core/types.ts";
 
 export const DIR = new URL("../testdata/interactive/", import.meta.url).pathname;

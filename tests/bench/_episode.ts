@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import { type FakeServer, type RecordedRequest, startFakeServer } from "../_support/fake_server.ts";
 import { runFlags, runWatched, type Sampler, type WatchedRun } from "./_child.ts";
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import { type RecordedRequest, startFakeServer } from "../_support/fake_server.ts";
 import { runFlags } from "./_child.ts";
 import { REPO } from "./_episode.ts";

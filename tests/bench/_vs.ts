@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import type { RecordedRequest } from "../_support/fake_server.ts";
 import { runFlags } from "./_child.ts";
 import { claudius, type EpisodeRun, type Program, served, SUBMIT } from "./_episode.ts";

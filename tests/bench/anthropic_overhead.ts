@@ -12,7 +12,7 @@
  * @module
  */
 import { cpuUsage } from "node:process";
-import { AnthropicClient } from "../../src/core/models/anthropic.ts";
+import { AnthropicClient } from "../../src/core/models/extra/anthropic.ts";
 import { ChatModel } from "../../src/core/models/model.ts";
 import { OpenAIClient } from "../../src/core/models/openai.ts";
 import type { ChatClient, Message } from "../../src/core/types.ts";

@@ -10,9 +10,9 @@
  */
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { startFakeServer } from "../_support/fake_server.ts";
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";
-import { DockerEnvironment } from "../../src/core/environments/docker.ts";
+import { DockerEnvironment } from "../../src/core/environments/extra/docker.ts";
 import { runCommand } from "../../src/lib/process.ts";
 import {
   containersOf,

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { type FakeServer, startFakeServer } from "../_support/fake_server.ts";
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import { Tmux } from "../_support/tmux.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -8,7 +8,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { startFakeServer } from "../_support/fake_server.ts";
-import { loadScript } from "../../src/core/models/_script.ts";
+import { loadScript } from "../../src/core/models/extra/_script.ts";
 import type { Json } from "../../src/core/types.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -7,10 +7,10 @@ import { DefaultAgent } from "../../src/core/agent.ts";
 import { checkSubmission } from "../../src/core/submission.ts";
 import type { AgentConfig } from "../../src/core/agent.ts";
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "../../src/core/models/model.ts";
-import { ScriptedClient } from "../../src/core/models/scripted.ts";
+import { ScriptedClient } from "../../src/core/models/extra/scripted.ts";
 import { LocalEnvironment } from "../../src/core/environments/local.ts";
 import { Submitted } from "../../src/core/errors.ts";
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import type { Environment, ExecOutput, Message, Model } from "../../src/core/types.ts";
 import * as PYREGEX from "../../src/lib/python/pyregex/pyregex.ts";
 

@@ -6,7 +6,7 @@
  */
 import { assertEquals } from "../_support/assert.ts";
 import { startFakeServer } from "../_support/fake_server.ts";
-import { loadScript } from "../../src/core/models/_script.ts";
+import { loadScript } from "../../src/core/models/extra/_script.ts";
 import type { Json } from "../../src/core/types.ts";
 
 const DIR = new URL("../testdata/conformance/", import.meta.url).pathname;

@@ -2,7 +2,7 @@ import { assert, assertEquals } from "../_support/assert.ts";
 import { DefaultAgent } from "../../src/core/agent.ts";
 import { LocalEnvironment } from "../../src/core/environments/local.ts";
 import { ChatModel } from "../../src/core/models/model.ts";
-import { ScriptedClient } from "../../src/core/models/scripted.ts";
+import { ScriptedClient } from "../../src/core/models/extra/scripted.ts";
 import { trajectoryInfo, UPSTREAM_VERSION } from "../../src/core/trajectory_info.ts";
 import { VERSION } from "../../src/core/version.ts";
 

@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { saveArtifacts } from "../../src/features/artifacts.ts";
 import { LocalEnvironment } from "../../src/core/environments/local.ts";
-import { DockerEnvironment } from "../../src/core/environments/docker.ts";
+import { DockerEnvironment } from "../../src/core/environments/extra/docker.ts";
 import { runCommand } from "../../src/lib/process.ts";
 import { loadConfig } from "../../src/core/config/load.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";

@@ -9,7 +9,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { startFakeServer } from "../_support/fake_server.ts";
-import type { ScriptReply } from "../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
 import { wrapperText } from "../../src/cli/install.ts";
 import { runFlags } from "../bench/_child.ts";
 

@@ -101,11 +101,11 @@ export const ENVIRONMENT_UPSTREAM_ONLY: Keys = {} as const satisfies Keys;
 /** The modules of the container and sandbox classes, loaded by the command layer when a config picks one. */
 export interface EnvironmentModules {
   /** Loads `docker.ts` (`docker`, `podman`). */
-  docker(): Promise<typeof import("./docker.ts")>;
+  docker(): Promise<typeof import("./extra/docker.ts")>;
   /** Loads `bubblewrap.ts`. */
-  bubblewrap(): Promise<typeof import("./bubblewrap.ts")>;
+  bubblewrap(): Promise<typeof import("./extra/bubblewrap.ts")>;
   /** Loads `singularity.ts`. */
-  singularity(): Promise<typeof import("./singularity.ts")>;
+  singularity(): Promise<typeof import("./extra/singularity.ts")>;
 }
 
 /** What building an environment needs from the episode. */

@@ -10,7 +10,7 @@ import { ApiError } from "../errors.ts";
 import type { Json } from "../types.ts";
 import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
 import { after } from "../../lib/timers.ts";
-import { readCompletionStream, type StreamSink } from "./_stream.ts";
+import { readCompletionStream, type StreamSink } from "./extra/_stream.ts";
 import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
 import { BodyDecodeError, decodedBody } from "./_decode.ts";
 

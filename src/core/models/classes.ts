@@ -11,18 +11,18 @@ import type { GlobalLimits } from "../global_limits.ts";
 import type { ChatClient, Model, StreamSink } from "../types.ts";
 import { resolvePath } from "../../lib/files.ts";
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex, type PyRegexModule } from "./model.ts";
-import { compileMultimodalRegex } from "./_multimodal.ts";
+import { compileMultimodalRegex } from "./extra/_multimodal.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { chatClient, responsesClient } from "./clients.ts";
-import type { AnthropicClient } from "./anthropic.ts";
+import type { AnthropicClient } from "./extra/anthropic.ts";
 import type { OpenAIClient } from "./openai.ts";
 import { OPENAI_KEYS } from "./_openai_keys.ts";
 import { cacheControlMode } from "./_cache_control.ts";
-import type { ResponsesClient } from "./responses.ts";
+import type { ResponsesClient } from "./extra/responses.ts";
 import { SCRIPTED_KEYS } from "./_scripted_config.ts";
-import { GATEWAYS, PORTKEY_KEYS } from "./_gateways.ts";
-import { registryPrices } from "./_registry.ts";
-import { INTERLEAVING_KEYS, metaModel, ROULETTE_KEYS } from "./roulette.ts";
+import { GATEWAYS, PORTKEY_KEYS } from "./extra/_gateways.ts";
+import { registryPrices } from "./extra/_registry.ts";
+import { INTERLEAVING_KEYS, metaModel, ROULETTE_KEYS } from "./extra/roulette.ts";
 
 /** How a model class talks (HTTP, a replayed script, or through its own models) and writes its actions. */
 export interface ModelClass {
@@ -149,9 +149,9 @@ export const DEFAULT_MODEL_CLASS = "openai";
  */
 export interface ModelModules {
   /** `model_class: scripted` (replayed scripts). */
-  scripted(): Promise<typeof import("./scripted.ts")>;
+  scripted(): Promise<typeof import("./extra/scripted.ts")>;
   /** The Responses API classes (`*_response`). */
-  responses(): Promise<typeof import("./responses.ts")>;
+  responses(): Promise<typeof import("./extra/responses.ts")>;
   /** The regex engine for text mode's `action_regex` and `multimodal_regex`. */
   pyregex(): Promise<PyRegexModule>;
 }

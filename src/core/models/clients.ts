@@ -9,14 +9,14 @@
  */
 import { ConfigError } from "../errors.ts";
 import type { ConfigInput } from "../config/keys.ts";
-import { AnthropicClient } from "./anthropic.ts";
+import { AnthropicClient } from "./extra/anthropic.ts";
 import { OpenAIClient } from "./openai.ts";
 import type { HttpClientDeps } from "./_http.ts";
 import type { OPENAI_KEYS } from "./_openai_keys.ts";
 import { PROVIDERS } from "./providers.ts";
 
 export type { HttpClientDeps } from "./_http.ts";
-export type { Gateway, GatewayHeaders, HeaderRule } from "./_gateways.ts";
+export type { Gateway, GatewayHeaders, HeaderRule } from "./extra/_gateways.ts";
 export { OPENAI_KEYS } from "./_openai_keys.ts";
 
 /** The provider litellm picks for a name (and `custom_llm_provider`), as far as the protocol goes. */

@@ -11,7 +11,7 @@ import { parsePythonJson, pythonJsonError, stringifyPythonJson } from "../../lib
 import { pyStrip } from "../../lib/python/pyrepr.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { markLast, withoutMarker } from "./_cache_control.ts";
-import { expandText } from "./_multimodal.ts";
+import { expandText } from "./extra/_multimodal.ts";
 
 export type { PyMatch, PyMatchSpan, PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type {

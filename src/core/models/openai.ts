@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { InputItem } from "./responses.ts";
+import type { InputItem } from "./extra/responses.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";

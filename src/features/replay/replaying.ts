@@ -17,7 +17,7 @@ import {
   RecordedChatClient,
   type RecordedReply,
   RecordedResponsesClient,
-} from "../../core/models/recorded.ts";
+} from "../../core/models/extra/recorded.ts";
 import type {
   Action,
   AssistantMessage,

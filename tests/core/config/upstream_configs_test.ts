@@ -12,7 +12,7 @@ import { startFakeServer } from "../../_support/fake_server.ts";
 import { startAnthropicServer } from "../../_support/anthropic_server.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
-import type { ScriptReply } from "../../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import type { Json } from "../../../src/core/types.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;

@@ -3,7 +3,7 @@
  * here these tests are ignored with the reason, except when `CI` is set: there they must run.
  */
 import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "../../_support/assert.ts";
-import { BubblewrapEnvironment } from "../../../src/core/environments/bubblewrap.ts";
+import { BubblewrapEnvironment } from "../../../src/core/environments/extra/bubblewrap.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import type { ConfigInput } from "../../../src/core/config/keys.ts";
 import type { BUBBLEWRAP_KEYS } from "../../../src/core/environments/_bubblewrap_config.ts";

@@ -5,7 +5,7 @@
  * Real engines (tests/_support/engines.ts), both under Docker and Podman.
  */
 import { assert, assertEquals } from "../../_support/assert.ts";
-import { DockerEnvironment } from "../../../src/core/environments/docker.ts";
+import { DockerEnvironment } from "../../../src/core/environments/extra/docker.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import { cli, engineTest, eventually, TINY } from "../../_support/engines.ts";
 

@@ -9,8 +9,8 @@ import {
   DockerEnvironment,
   type DockerEnvironmentConfig,
   type DockerEnvironmentDeps,
-} from "../../../src/core/environments/docker.ts";
-import { containerLifetime } from "../../../src/core/environments/_container_args.ts";
+} from "../../../src/core/environments/extra/docker.ts";
+import { containerLifetime } from "../../../src/core/environments/extra/_container_args.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import { ConfigError, EnvironmentLost } from "../../../src/core/errors.ts";
 import { warnSlowBashEnv } from "../../../src/core/environments/bash_env.ts";

@@ -4,8 +4,8 @@
  * and others. Without an engine its tests are ignored, except when `CI` is set: there they fail.
  */
 import { assertEquals, assertMatch } from "../../_support/assert.ts";
-import { reapContainers } from "../../../src/core/environments/reap.ts";
-import { machineOwner, type Owner, ownerLabelArgs } from "../../../src/core/environments/_engine.ts";
+import { reapContainers } from "../../../src/core/environments/extra/reap.ts";
+import { machineOwner, type Owner, ownerLabelArgs } from "../../../src/core/environments/extra/_engine.ts";
 import { cli, type Engine, engineTest, TINY } from "../../_support/engines.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;

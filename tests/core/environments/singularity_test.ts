@@ -12,7 +12,7 @@ import { assert, assertEquals, assertMatch, assertRejects } from "../../_support
 import {
   SingularityEnvironment,
   type SingularityEnvironmentConfig,
-} from "../../../src/core/environments/singularity.ts";
+} from "../../../src/core/environments/extra/singularity.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { resolveConfig } from "../../../src/core/config/load.ts";

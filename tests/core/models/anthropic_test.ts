@@ -1,13 +1,13 @@
 /**
- * Anthropic's native Messages API (src/core/models/anthropic.ts and its helpers) against a loopback
+ * Anthropic's native Messages API (src/core/models/extra/anthropic.ts and its helpers) against a loopback
  * server that speaks the documented protocol and refuses what the API refuses.
  */
 import { assert, assertEquals, assertRejects, assertThrows } from "../../_support/assert.ts";
 import { ApiError, ConfigError } from "../../../src/core/errors.ts";
-import { AnthropicClient } from "../../../src/core/models/anthropic.ts";
+import { AnthropicClient } from "../../../src/core/models/extra/anthropic.ts";
 import { ChatModel } from "../../../src/core/models/model.ts";
 import type { HttpClientDeps } from "../../../src/core/models/_http.ts";
-import type { ScriptReply } from "../../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import type { Json, Message, WireMessage } from "../../../src/core/types.ts";
 import { type AnthropicServer, startAnthropicServer } from "../../_support/anthropic_server.ts";
 import { assertIncludes, field, KEY } from "./_client.ts";

@@ -4,9 +4,9 @@
  */
 import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
-import { AnthropicClient, messagesUrl } from "../../../src/core/models/anthropic.ts";
+import { AnthropicClient, messagesUrl } from "../../../src/core/models/extra/anthropic.ts";
 import { chatClient, responsesClient } from "../../../src/core/models/clients.ts";
-import { GATEWAYS } from "../../../src/core/models/_gateways.ts";
+import { GATEWAYS } from "../../../src/core/models/extra/_gateways.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
 import { startAnthropicServer } from "../../_support/anthropic_server.ts";
 import { KEY } from "./_client.ts";

@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "../../_support/assert.ts";
 import { ApiError, ConfigError } from "../../../src/core/errors.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
-import { GATEWAYS } from "../../../src/core/models/_gateways.ts";
+import { GATEWAYS } from "../../../src/core/models/extra/_gateways.ts";
 import type { ChatRequest } from "../../../src/core/types.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
 

@@ -1,7 +1,7 @@
 import { assertEquals, assertThrows } from "../../_support/assert.ts";
 import { ChatModel, compileActionRegex } from "../../../src/core/models/model.ts";
 import { ConfigError, FormatError } from "../../../src/core/errors.ts";
-import { ScriptedClient } from "../../../src/core/models/scripted.ts";
+import { ScriptedClient } from "../../../src/core/models/extra/scripted.ts";
 import * as PYREGEX from "../../../src/lib/python/pyregex/pyregex.ts";
 
 function textModel(action_regex: string, replies: string[]) {
@@ -54,7 +54,7 @@ Deno.test("compileActionRegex() refuses what Python rejects, what it cannot mirr
 
 Deno.test("ChatModel.query() runs a tool call whose arguments Python parses (NaN, Infinity)", async () => {
   const { ChatModel } = await import("../../../src/core/models/model.ts");
-  const { ScriptedClient } = await import("../../../src/core/models/scripted.ts");
+  const { ScriptedClient } = await import("../../../src/core/models/extra/scripted.ts");
   const call = (id: string, args: string) => ({
     id,
     type: "function",

@@ -6,10 +6,10 @@
  */
 import { assert, assertEquals, assertMatch, assertThrows } from "../../_support/assert.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
-import { loadScript } from "../../../src/core/models/_script.ts";
-import { compileMultimodalRegex, expandMultimodal } from "../../../src/core/models/_multimodal.ts";
+import { loadScript } from "../../../src/core/models/extra/_script.ts";
+import { compileMultimodalRegex, expandMultimodal } from "../../../src/core/models/extra/_multimodal.ts";
 import { ChatModel } from "../../../src/core/models/model.ts";
-import { ScriptedClient } from "../../../src/core/models/scripted.ts";
+import { ScriptedClient } from "../../../src/core/models/extra/scripted.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import type { Json, Message } from "../../../src/core/types.ts";
 import * as PYREGEX from "../../../src/lib/python/pyregex/pyregex.ts";
@@ -140,7 +140,7 @@ Deno.test("ChatModel without multimodal_regex sends content as it is, tags and a
 });
 
 Deno.test("anthropic/ models get the images as the Messages API's image blocks (base64 and url sources)", async () => {
-  const { AnthropicClient } = await import("../../../src/core/models/anthropic.ts");
+  const { AnthropicClient } = await import("../../../src/core/models/extra/anthropic.ts");
   const { startAnthropicServer } = await import("../../_support/anthropic_server.ts");
   const server = await startAnthropicServer([{ content: "a", commands: ["ls"] }, {
     content: "b",

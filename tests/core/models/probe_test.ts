@@ -6,7 +6,7 @@ import { assertEquals, assertMatch } from "../../_support/assert.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
 import { startAnthropicServer } from "../../_support/anthropic_server.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
-import { AnthropicClient } from "../../../src/core/models/anthropic.ts";
+import { AnthropicClient } from "../../../src/core/models/extra/anthropic.ts";
 import { KEY } from "./_client.ts";
 
 /** A port nothing listens on (taken, then let go). */

@@ -7,7 +7,7 @@ import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
 import { ApiError, FormatError } from "../../../src/core/errors.ts";
 import { makeModel } from "../../../src/core/models/classes.ts";
 import { episodeDeps } from "../../_support/episode.ts";
-import type { ScriptReply } from "../../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import type { Json, Message, Model } from "../../../src/core/types.ts";
 import { type FakeServer, startFakeServer } from "../../_support/fake_server.ts";
 

@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
-import { ScriptedClient } from "../../../src/core/models/scripted.ts";
-import { loadScript, parseScript } from "../../../src/core/models/_script.ts";
+import { ScriptedClient } from "../../../src/core/models/extra/scripted.ts";
+import { loadScript, parseScript } from "../../../src/core/models/extra/_script.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
 import type { Json } from "../../../src/core/types.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";

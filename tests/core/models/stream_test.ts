@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
-import { readCompletionStream, type StreamEvent } from "../../../src/core/models/_stream.ts";
-import { type ScriptReply, toCompletionBody } from "../../../src/core/models/_script.ts";
+import { readCompletionStream, type StreamEvent } from "../../../src/core/models/extra/_stream.ts";
+import { type ScriptReply, toCompletionBody } from "../../../src/core/models/extra/_script.ts";
 import type { ChatRequest, Completion, Json } from "../../../src/core/types.ts";
 import { startFakeServer, toStreamEvents } from "../../_support/fake_server.ts";
 

@@ -18,7 +18,7 @@ import {
 } from "../../../src/features/interactive/user_io.ts";
 import type { InteractiveIO } from "../../../src/features/interactive/interactive.ts";
 import type { Message } from "../../../src/core/types.ts";
-import { isFault } from "../../../src/core/models/_script.ts";
+import { isFault } from "../../../src/core/models/extra/_script.ts";
 import { configIO, episodeDeps, runWithFeatures } from "../../_support/episode.ts";
 
 /** A screen that records what is said and shown (no terminal). */

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
-import type { ScriptReply } from "../../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
 import type { Json, Message } from "../../../src/core/types.ts";
 

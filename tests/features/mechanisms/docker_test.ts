@@ -5,7 +5,7 @@
  * are ignored, except when `CI` is set: there they fail.
  */
 import { assertEquals, assertMatch } from "../../_support/assert.ts";
-import { DockerEnvironment } from "../../../src/core/environments/docker.ts";
+import { DockerEnvironment } from "../../../src/core/environments/extra/docker.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
 import { brief, requestMessages, setup } from "../../_support/mechanisms.ts";

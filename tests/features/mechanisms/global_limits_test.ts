@@ -4,7 +4,7 @@
  */
 import { assertEquals } from "../../_support/assert.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
-import type { ScriptReply } from "../../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;

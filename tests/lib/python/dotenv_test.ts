@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { parseDotEnv, setDotEnvKey, unsetDotEnvKey } from "../../../src/lib/python/dotenv.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
-import type { ScriptReply } from "../../../src/core/models/_script.ts";
+import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
 
 const golden: {

@@ -3,7 +3,7 @@
  * Usage: deno run -A tests/testdata/conformance/record_server.ts REPLIES.yaml LOG.jsonl
  */
 import { startFakeServer } from "../../_support/fake_server.ts";
-import { loadScript } from "../../../src/core/models/_script.ts";
+import { loadScript } from "../../../src/core/models/extra/_script.ts";
 
 const [script, log] = Deno.args;
 const server = await startFakeServer(await loadScript(script!), {

@@ -6,7 +6,7 @@
  * @module
  */
 import { startFakeServer } from "../../_support/fake_server.ts";
-import { loadScript } from "../../../src/core/models/_script.ts";
+import { loadScript } from "../../../src/core/models/extra/_script.ts";
 
 const DIR = new URL("../../testdata/conformance/", import.meta.url).pathname;
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;

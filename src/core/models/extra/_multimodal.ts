@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import { pyStrip } from "../../lib/python/pyrepr.ts";
-import type * as PyRegexModule from "../../lib/python/pyregex/pyregex.ts";
-import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
+import { ConfigError } from "../../errors.ts";
+import { pyStrip } from "../../../lib/python/pyrepr.ts";
+import type * as PyRegexModule from "../../../lib/python/pyregex/pyregex.ts";
+import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
 /** Upstream's `DEFAULT_MULTIMODAL_REGEX`: the tags its docs tell a command to print around an image. */
 export const UPSTREAM_MULTIMODAL_REGEX =
@@ -74,7 +74,7 @@ export function expandText(text: string, regex: PyRegex): ContentPart[] {
  *
  * @example
  * ```ts ignore
- * const re = await import("../../lib/python/pyregex/pyregex.ts");
+ * const re = await import("../../../lib/python/pyregex/pyregex.ts");
  * const regex = compileMultimodalRegex(UPSTREAM_MULTIMODAL_REGEX, re)!;
  * expandMultimodal("see <MSWEA_MULTIMODAL_CONTENT><CONTENT_TYPE>image_url</CONTENT_TYPE>https://x/a.png</MSWEA_MULTIMODAL_CONTENT>", regex);
  * // [{ type: "text", text: "see " }, { type: "image_url", image_url: { url: "https://x/a.png" } }]

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import type { Json } from "../types.ts";
-import { isObject } from "./_wire.ts";
+import { ConfigError } from "../../errors.ts";
+import type { Json } from "../../types.ts";
+import { isObject } from "../_wire.ts";
 
 type Block = { [key: string]: Json };
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { runCommand } from "../../lib/process.ts";
+import { runCommand } from "../../../lib/process.ts";
 
 /** Seconds an engine has to answer a probe before it counts as frozen. */
 export const ENGINE_PROBE_SECONDS = 10;

@@ -7,20 +7,20 @@
  *
  * @module
  */
-import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
-import type { ConfigInput } from "../config/keys.ts";
-import type { CostPolicy } from "./_cost_policy.ts";
-import type { Endpoint } from "./_presets.ts";
-import type { RetryPolicy } from "./_retry.ts";
-import { RequestBodies } from "./_body.ts";
-import { Transport } from "./_transport.ts";
-import type { OPENAI_KEYS } from "./_openai_keys.ts";
-import { type HttpClientDeps, httpSetup } from "./_http.ts";
+import type { ChatClient, ChatRequest, Completion, Json } from "../../types.ts";
+import type { ConfigInput } from "../../config/keys.ts";
+import type { CostPolicy } from "../_cost_policy.ts";
+import type { Endpoint } from "../_presets.ts";
+import type { RetryPolicy } from "../_retry.ts";
+import { RequestBodies } from "../_body.ts";
+import { Transport } from "../_transport.ts";
+import type { OPENAI_KEYS } from "../_openai_keys.ts";
+import { type HttpClientDeps, httpSetup } from "../_http.ts";
 import { type AnthropicMessage, anthropicTool, MessageTranslator } from "./_anthropic_request.ts";
 import { anthropicParams } from "./_anthropic_params.ts";
 import { parseAnthropicBody, readAnthropicStream } from "./_anthropic_reply.ts";
-import { completionOf } from "./_wire.ts";
-import { type EndpointCheck, probeEndpoint } from "./_probe.ts";
+import { completionOf } from "../_wire.ts";
+import { type EndpointCheck, probeEndpoint } from "../_probe.ts";
 
 /**
  * Where a base URL's requests go: `<base>/v1/messages`, as litellm appends it, except that a base

@@ -16,15 +16,15 @@
  *
  * @module
  */
-import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { runCommand, type RunResult } from "../../lib/process.ts";
-import { reprStr } from "../../lib/python/pyrepr.ts";
-import { type ConfigInput, resolveKeys } from "../config/keys.ts";
-import { SINGULARITY_KEYS, type SingularityEnvironmentConfig } from "./_singularity_config.ts";
+import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } from "../../types.ts";
+import { runCommand, type RunResult } from "../../../lib/process.ts";
+import { reprStr } from "../../../lib/python/pyrepr.ts";
+import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
+import { SINGULARITY_KEYS, type SingularityEnvironmentConfig } from "../_singularity_config.ts";
 
 export { SINGULARITY_KEYS };
-import { failure, pythonName } from "./_failure.ts";
-import { probeUname, type Uname } from "./_uname.ts";
+import { failure, pythonName } from "../_failure.ts";
+import { probeUname, type Uname } from "../_uname.ts";
 import { cliName, engineError, errorText, randomHex } from "./_engine.ts";
 import { GUARD_SECONDS, LeftoverGuard } from "./_leftover_guard.ts";
 

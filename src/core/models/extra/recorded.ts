@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
+import type { ChatClient, ChatRequest, Completion, Json } from "../../types.ts";
 import type { InputItem, ResponsesClient } from "./responses.ts";
-import { parseCompletionBody, type ParsedResponse, parseResponsesBody } from "./_wire.ts";
+import { parseCompletionBody, type ParsedResponse, parseResponsesBody } from "../_wire.ts";
 
 /** One recorded call: the response as the trajectory keeps it, and its cost in dollars. */
 export interface RecordedReply {

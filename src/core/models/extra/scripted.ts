@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ChatClient, ChatRequest, Completion } from "../types.ts";
+import type { ChatClient, ChatRequest, Completion } from "../../types.ts";
 import { isFault, type ScriptReply, toCompletionBody } from "./_script.ts";
 
 export {
@@ -14,7 +14,7 @@ export {
   type ScriptMessageReply,
   type ScriptReply,
 } from "./_script.ts";
-import { parseCompletionBody } from "./_wire.ts";
+import { parseCompletionBody } from "../_wire.ts";
 
 /** Options of {@link ScriptedClient}. */
 export interface ScriptedClientOptions {

@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import type { Json, WireMessage } from "../types.ts";
-import { isJsonObject } from "../../lib/json.ts";
-import { parsePythonJson } from "../../lib/python/pyjson.ts";
-import { isObject } from "./_wire.ts";
+import { ConfigError } from "../../errors.ts";
+import type { Json, WireMessage } from "../../types.ts";
+import { isJsonObject } from "../../../lib/json.ts";
+import { parsePythonJson } from "../../../lib/python/pyjson.ts";
+import { isObject } from "../_wire.ts";
 
 type Block = { [key: string]: Json };
 /** One message of the Messages API. */

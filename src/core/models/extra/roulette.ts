@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { type Keys, resolveKeys } from "../config/keys.ts";
-import { ConfigError } from "../errors.ts";
-import { isTree } from "../config/keys.ts";
+import { type Keys, resolveKeys } from "../../config/keys.ts";
+import { ConfigError } from "../../errors.ts";
+import { isTree } from "../../config/keys.ts";
 import type {
   AssistantMessage,
   ExecOutput,
@@ -16,8 +16,8 @@ import type {
   ToolMessage,
   UserMessage,
   Vars,
-} from "../types.ts";
-import { CHAT_MODEL_KEYS } from "./model.ts";
+} from "../../types.ts";
+import { CHAT_MODEL_KEYS } from "../model.ts";
 
 const ENTRIES = {
   type: "list",

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Json, ReplyMessage, ToolCall } from "../types.ts";
+import type { Json, ReplyMessage, ToolCall } from "../../types.ts";
 import {
   isObject,
   MalformedBodyError,
@@ -18,8 +18,8 @@ import {
   type ParsedBody,
   parseJson,
   ProviderErrorBody,
-} from "./_wire.ts";
-import { pyJsonDumps } from "../../lib/python/pyjson.ts";
+} from "../_wire.ts";
+import { pyJsonDumps } from "../../../lib/python/pyjson.ts";
 import type { StreamSink } from "./_stream.ts";
 
 type Obj = { [key: string]: Json };

@@ -11,14 +11,14 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import { type ConfigInput, resolveKeys } from "../config/keys.ts";
-import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "./_bubblewrap_config.ts";
+import { ConfigError } from "../../errors.ts";
+import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
+import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "../_bubblewrap_config.ts";
 
 export { BUBBLEWRAP_KEYS };
-import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { pyRepr } from "../../lib/python/template/template.ts";
-import { LocalEnvironment } from "./local.ts";
+import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../../types.ts";
+import { pyRepr } from "../../../lib/python/template/template.ts";
+import { LocalEnvironment } from "../local.ts";
 
 export type { BubblewrapEnvironmentConfig };
 

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Json } from "../types.ts";
-import { isObject, MalformedBodyError, oneLine, parseJson, ProviderErrorBody } from "./_wire.ts";
-import type { StreamEvent, StreamSink } from "../types.ts";
+import type { Json } from "../../types.ts";
+import { isObject, MalformedBodyError, oneLine, parseJson, ProviderErrorBody } from "../_wire.ts";
+import type { StreamEvent, StreamSink } from "../../types.ts";
 
 export type { StreamEvent, StreamSink };
 

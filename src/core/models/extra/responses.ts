@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { FormatError } from "../errors.ts";
-import { BASH_FUNCTION, bashCall, CHAT_MODEL_KEYS, DEFAULT_TOOLCALL_FORMAT_ERROR } from "./model.ts";
-import { renderTemplate } from "../../lib/python/template/template.ts";
-import { type ConfigInput, resolveKeys } from "../config/keys.ts";
+import { FormatError } from "../../errors.ts";
+import { BASH_FUNCTION, bashCall, CHAT_MODEL_KEYS, DEFAULT_TOOLCALL_FORMAT_ERROR } from "../model.ts";
+import { renderTemplate } from "../../../lib/python/template/template.ts";
+import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
 import type {
   Action,
   AssistantMessage,
@@ -20,12 +20,12 @@ import type {
   ToolMessage,
   UserMessage,
   Vars,
-} from "../types.ts";
-import type { ParsedResponse } from "./_wire.ts";
+} from "../../types.ts";
+import type { ParsedResponse } from "../_wire.ts";
 import { expandText } from "./_multimodal.ts";
-import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
+import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
-export type { ParsedResponse } from "./_wire.ts";
+export type { ParsedResponse } from "../_wire.ts";
 
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
 export const BASH_TOOL_RESPONSE: Json = { type: "function", ...BASH_FUNCTION };

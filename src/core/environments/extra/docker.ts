@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { EnvironmentLost, exitMessage } from "../errors.ts";
-import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
-import { runCommand, type RunResult } from "../../lib/process.ts";
+import { EnvironmentLost, exitMessage } from "../../errors.ts";
+import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } from "../../types.ts";
+import { runCommand, type RunResult } from "../../../lib/process.ts";
 import {
   type ContainerState,
   ENGINE_PROBE_SECONDS,
@@ -33,17 +33,17 @@ import {
   removeLate,
   watchEngine,
 } from "./_engine.ts";
-import { probeUname, type Uname } from "./_uname.ts";
-import { abortedWithin, failure, pythonName } from "./_failure.ts";
-import { reprStr } from "../../lib/python/pyrepr.ts";
+import { probeUname, type Uname } from "../_uname.ts";
+import { abortedWithin, failure, pythonName } from "../_failure.ts";
+import { reprStr } from "../../../lib/python/pyrepr.ts";
 import { containerLifetime, execArgv, execEnvArgs, KILL_SCRIPT, untrailed } from "./_container_args.ts";
 
 export { defaultIsolationArgs } from "./_container_args.ts";
-export { DOCKER_KEYS } from "./_docker_config.ts";
+export { DOCKER_KEYS } from "../_docker_config.ts";
 import { GUARD_SECONDS, LeftoverGuard } from "./_leftover_guard.ts";
 import { runArgv, runStart, startFailure } from "./_container_start.ts";
-import { type ConfigInput, resolveKeys } from "../config/keys.ts";
-import { DOCKER_KEYS, type DockerEnvironmentConfig, PODMAN_KEYS } from "./_docker_config.ts";
+import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
+import { DOCKER_KEYS, type DockerEnvironmentConfig, PODMAN_KEYS } from "../_docker_config.ts";
 
 export type { DockerEnvironmentConfig };
 

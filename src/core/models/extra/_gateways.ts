@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import type { Keys } from "../config/keys.ts";
-import type { Endpoint } from "./_presets.ts";
+import { ConfigError } from "../../errors.ts";
+import type { Keys } from "../../config/keys.ts";
+import type { Endpoint } from "../_presets.ts";
 
 /** What one gateway adds to a request: headers (secret values listed for redaction). */
 export interface GatewayHeaders {

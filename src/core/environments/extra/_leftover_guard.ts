@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { KILL_SESSIONS } from "../../lib/process_groups.ts";
+import { KILL_SESSIONS } from "../../../lib/process_groups.ts";
 
 /** How long a released guard keeps trying (a frozen engine may create the container when it thaws). */
 export const GUARD_SECONDS = 1800;

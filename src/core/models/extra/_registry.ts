@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { errorMessage } from "../../lib/errors.ts";
-import { isTree } from "../config/keys.ts";
-import { ConfigError } from "../errors.ts";
-import { readUtf8File } from "../../lib/text_file.ts";
-import type { Prices } from "./_cost.ts";
+import { errorMessage } from "../../../lib/errors.ts";
+import { isTree } from "../../config/keys.ts";
+import { ConfigError } from "../../errors.ts";
+import { readUtf8File } from "../../../lib/text_file.ts";
+import type { Prices } from "../_cost.ts";
 
 const PRICE_KEYS = [
   "input_cost_per_token",

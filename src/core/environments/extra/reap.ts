@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { runCommand } from "../../lib/process.ts";
+import { runCommand } from "../../../lib/process.ts";
 import { engineEnv, engineError, machineOwner, type Owner, OWNER_LABELS, removeArgs } from "./_engine.ts";
 
 export type { Owner };

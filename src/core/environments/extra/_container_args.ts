@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { commandViaStdin } from "../../lib/process.ts";
+import { commandViaStdin } from "../../../lib/process.ts";
 import { randomHex } from "./_engine.ts";
 
 /**

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { errorMessage } from "../../lib/errors.ts";
+import { errorMessage } from "../../../lib/errors.ts";
 import { load } from "js-yaml";
-import type { Json } from "../types.ts";
+import type { Json } from "../../types.ts";
 
 /** One scripted assistant reply. */
 export interface ScriptMessageReply {
