@@ -1,0 +1,157 @@
+/**
+ * compareStats() and setStats() against whole comparisons computed by scipy (tests/testdata/
+ * gen_stats_golden.py: numpy means and standard deviations, ttest_rel, binomtest, the Wilson formula,
+ * math.comb for pass@k): one-trial and many-trial sets, excluded trials, and the degenerate cases.
+ */
+import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
+import { compareStats, setStats, type TrialOutcome } from "../../../src/tools/trajectories/set_stats.ts";
+
+interface Case {
+  name: string;
+  A: [string, string, boolean | null][];
+  B: [string, string, boolean | null][];
+  trials: [number | null, number | null];
+  expected: Record<string, unknown>;
+}
+const GOLDEN = JSON.parse(
+  await Deno.readTextFile(new URL("../../testdata/stats_golden.json", import.meta.url)),
+) as { cases: Case[] };
+
+const outcomes = (units: Case["A"]): TrialOutcome[] =>
+  units.map(([instanceId, trial, success]) => ({
+    instanceId,
+    trial,
+    success,
+    ...(success === null ? { excluded: "EnvironmentLost" } : {}),
+  }));
+
+/** Every number of `expected` matches `actual` to 1e-12 (relative), every null is null, the rest equal. */
+function match(actual: unknown, expected: unknown, where: string): void {
+  if (typeof expected === "number") {
+    assert(
+      typeof actual === "number" && Number.isFinite(actual),
+      `${where}: ${actual}, expected ${expected}`,
+    );
+    assert(
+      Math.abs(actual - expected) <= Math.max(1e-14, 1e-12 * Math.abs(expected)),
+      `${where}: ${actual}, scipy ${expected}`,
+    );
+  } else if (expected === null || typeof expected !== "object") {
+    assertEquals(actual, expected, where);
+  } else if (Array.isArray(expected)) {
+    assert(Array.isArray(actual) && actual.length === expected.length, `${where}: ${JSON.stringify(actual)}`);
+    expected.forEach((e, i) => match(actual[i], e, `${where}[${i}]`));
+  } else {
+    for (const [k, e] of Object.entries(expected)) {
+      match((actual as Record<string, unknown>)[k], e, `${where}.${k}`);
+    }
+  }
+}
+
+for (const c of GOLDEN.cases) {
+  Deno.test(`compareStats(): ${c.name}, as scipy computes it`, () => {
+    const [ta, tb] = c.trials;
+    const s = compareStats(
+      { label: "A", outcomes: outcomes(c.A), metric: "resolved", ...(ta ? { trials: ta } : {}) },
+      { label: "B", outcomes: outcomes(c.B), metric: "resolved", ...(tb ? { trials: tb } : {}) },
+    );
+    const sorted = {
+      ...s,
+      A: { ...s.A, excluded: [...s.A.excluded].sort() },
+      B: { ...s.B, excluded: [...s.B.excluded].sort() },
+    };
+    match(sorted, c.expected, c.name);
+    // Never NaN, anywhere; every null figure says why.
+    const json = JSON.stringify(s);
+    assert(!json.includes("NaN") && !/:\s*Infinity/.test(json), json);
+    for (const [side, block] of [["A", s.A], ["B", s.B]] as const) {
+      for (const key of ["mean", "ci95", "flip_rate"] as const) {
+        if (block[key] === null) assert(block.notes[key], `${side}.${key} is null without a reason`);
+      }
+    }
+    for (const key of ["estimate", "ci95", "p_value"] as const) {
+      if (s.difference[key] === null) {
+        assert(
+          s.difference.notes[key] ?? s.difference.notes.estimate,
+          `difference.${key} is null without a reason`,
+        );
+      }
+    }
+    assertMatch(s.line, /^B - A/);
+  });
+}
+
+Deno.test("compareStats() line: the estimate, interval, p, test and sizes, in words", () => {
+  const c = GOLDEN.cases.find((x) => x.name.startsWith("five trials by forty"))!;
+  const s = compareStats(
+    { label: "control", outcomes: outcomes(c.A), metric: "resolved" },
+    { label: "daemon", outcomes: outcomes(c.B), metric: "resolved" },
+  );
+  assertEquals(
+    s.line,
+    "daemon - control = +0.05 [-0.01, +0.11], p = 0.09 (resolved, paired t, 40 instances x 5 trials): " +
+      "not distinguishable; 80 % power needs a difference of 0.08.",
+  );
+  const m = GOLDEN.cases.find((x) => x.name.startsWith("three trials by ten"))!;
+  assertEquals(
+    compareStats(
+      { label: "a", outcomes: outcomes(m.A), metric: "submitted" },
+      { label: "b", outcomes: outcomes(m.B), metric: "submitted" },
+    ).line,
+    "b - a = +0.28 [+0.15, +0.42], p = 0.003 (submitted, paired t, 10 instances x 3 trials): " +
+      "distinguishable at alpha 0.05: b is higher; 80 % power needs a difference of 0.20.",
+  );
+  const one = GOLDEN.cases.find((x) => x.name.startsWith("one trial, McNemar"))!;
+  assertEquals(
+    compareStats(
+      { label: "a", outcomes: outcomes(one.A), metric: "resolved" },
+      { label: "b", outcomes: outcomes(one.B), metric: "resolved" },
+    ).line,
+    "b - a = +0.25 [-0.10, +0.60], p = 0.38 (resolved, McNemar exact, 12 instances x 1 trial): " +
+      "not distinguishable; 80 % power needs a difference of 0.50.",
+  );
+});
+
+Deno.test("compareStats() degenerate lines say why instead of a number", () => {
+  const named = (prefix: string) => GOLDEN.cases.find((x) => x.name.startsWith(prefix))!;
+  const line = (c: Case) =>
+    compareStats({ label: "a", outcomes: outcomes(c.A), metric: "resolved" }, {
+      label: "b",
+      outcomes: outcomes(c.B),
+      metric: "resolved",
+    }).line;
+  assertEquals(
+    line(named("zero variance: every instance gains")),
+    "b - a = +0.50 [+0.50, +0.50], p n/a (resolved, paired t, 2 instances x 2 trials): no test (every paired " +
+      "instance differs by +0.50: no spread, the t-test is undefined).",
+  );
+  assertEquals(
+    line(named("no instance in common")),
+    "b - a: no difference to estimate (no instance is scored in both sets)",
+  );
+  assertMatch(line(named("one trial, no discordant pair")), /p = 1\.00 .*: not distinguishable\.$/);
+});
+
+Deno.test("compareStats() will not subtract a resolved rate from a submitted one", () => {
+  const a = outcomes([["x", "", true], ["y", "", false]]);
+  const s = compareStats({ label: "a", outcomes: a, metric: "resolved" }, {
+    label: "b",
+    outcomes: a,
+    metric: "submitted",
+  });
+  assertEquals([s.difference.estimate, s.difference.p_value, s.mde80], [null, null, null]);
+  assertMatch(s.difference.notes.estimate!, /a counts resolved, b counts submitted/);
+});
+
+Deno.test("setStats() lists excluded trials with their reason and counts them in no rate", () => {
+  const s = setStats([
+    { instanceId: "a", trial: "trial-1", success: true },
+    { instanceId: "a", trial: "trial-2", success: null, excluded: "EnvironmentLost" },
+    { instanceId: "b", trial: "trial-1", success: false },
+    { instanceId: "b", trial: "trial-2", success: null, excluded: "APIConnectionError" },
+  ], "submitted");
+  assertEquals([s.instances, s.scored, s.mean, s.ci95_method], [2, 2, 0.5, "wilson"]);
+  assertEquals(s.excluded_why, { "trial-2/a": "EnvironmentLost", "trial-2/b": "APIConnectionError" });
+  assertEquals(s.flip_rate, null);
+  assertEquals(s.notes.flip_rate, "no instance has two scored trials");
+});
