@@ -12,23 +12,21 @@
  */
 import { isTree } from "../core/config/keys.ts";
 import { dump } from "js-yaml";
-import { errorExitMessage, SIGNAL_STATUSES } from "../core/errors.ts";
+import { errorExitMessage } from "../core/errors.ts";
+import { excludedEnding, INFRASTRUCTURE_STATUSES } from "../core/endings.ts";
 import { readTrajectory, TrajectoryWriter } from "../core/trajectory.ts";
 import type { ExitExtra, Message } from "../core/types.ts";
-import { GLOBAL_LIMIT_MESSAGE } from "../core/global_limits.ts";
 import type { DirLock } from "./_claims.ts";
 import { writeFileAtomic } from "../lib/files.ts";
 
 /**
- * Exit statuses that do not finish an instance: the infrastructure failed under it, the batch
- * was stopped, or another process took its claim over (`LeaseLost`, see `_claims.ts`). A rerun redoes them. (An environment that never started is recognised by the
- * trajectory's shape instead, see {@link classifyTrajectory}.)
+ * Exit statuses that do not finish an instance: the infrastructure failed under it (see
+ * `INFRASTRUCTURE_STATUSES`: the environment was lost, a signal, the provider failed after the
+ * retries), or another process took its claim over (`LeaseLost`, see `_claims.ts`). A rerun redoes
+ * them. (A run that never reached the model, or that the global limit stopped, is recognised by its
+ * shape instead, see {@link classifyTrajectory}.)
  */
-export const UNFINISHED_STATUSES: ReadonlySet<string> = new Set([
-  "EnvironmentLost",
-  "LeaseLost",
-  ...Object.values(SIGNAL_STATUSES),
-]);
+export const UNFINISHED_STATUSES: ReadonlySet<string> = new Set([...INFRASTRUCTURE_STATUSES, "LeaseLost"]);
 
 /** One SWE-bench prediction. */
 export interface Prediction {
@@ -58,11 +56,11 @@ export interface TrajectoryState {
 }
 
 /**
- * Classify a trajectory's messages. Finished means: the last message is an exit message, its status
- * is not in {@link UNFINISHED_STATUSES}, it is not the only message (runEpisode writes a lone exit
- * message when `env.start()` or `run.env_startup_command` failed, and the batch does when the
- * instance's setup failed: the episode never reached the model), and the run was not stopped by the
- * global cost/call limit (a rerun with a larger budget continues it).
+ * Classify a trajectory's messages. Finished means: the last message is an exit message and its ending
+ * is the agent's own (`excludedEnding` in `core/endings.ts`: not an infrastructure status, not the only
+ * message, as when `env.start()`, `run.env_startup_command` or the instance's setup failed before the
+ * model was reached, not stopped by the global cost/call limit, which a rerun with a larger budget
+ * continues), and no other process took the instance over.
  */
 export function classifyTrajectory(
   messages: readonly Message[],
@@ -72,20 +70,19 @@ export function classifyTrajectory(
   // Read from disk: the shape is checked, not assumed.
   const extra: Partial<Record<keyof ExitExtra, unknown>> = (last?.role === "exit" ? last.extra : undefined) ??
     {};
-  const status = typeof extra.exit_status === "string" ? extra.exit_status : "";
+  const exited = last?.role === "exit";
+  const status = exited && typeof extra.exit_status === "string" ? extra.exit_status : "";
   const model = isTree(info.config) && isTree(info.config.model) ? info.config.model : undefined;
   const modelName = model?.model_name;
-  const globalLimit = status === "RuntimeError" &&
-    String(last?.content ?? "").startsWith(GLOBAL_LIMIT_MESSAGE);
+  const content = String(last?.content ?? "");
+  const excluded = excludedEnding({ status, messages: messages.length, content });
   return {
-    finished: last?.role === "exit" && messages.length > 1 && status !== "" &&
-      !UNFINISHED_STATUSES.has(status) && !globalLimit,
-    failedStart: last?.role === "exit" && messages.length === 1 && status !== "" &&
-      !UNFINISHED_STATUSES.has(status),
+    finished: exited && excluded === undefined && !UNFINISHED_STATUSES.has(status),
+    failedStart: exited && messages.length === 1 && status !== "" && !UNFINISHED_STATUSES.has(status),
     status,
     submission: typeof extra.submission === "string" ? extra.submission : "",
     modelName: typeof modelName === "string" ? modelName : "",
-    error: last?.role === "exit" && status !== "Submitted" ? String(last.content ?? "") : "",
+    error: exited && status !== "Submitted" ? content : "",
     ...(typeof info.best_of_k === "number" ? { bestOfK: info.best_of_k } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertRejects } from "../_support/assert.ts";
 import { NO_TMPFS, withTmpfs } from "../_support/tmpfs.ts";
-import { ResultFiles } from "../../src/batch/_results.ts";
+import { classifyTrajectory, ResultFiles } from "../../src/batch/_results.ts";
+import type { Message } from "../../src/core/types.ts";
 import { DirLock } from "../../src/batch/_claims.ts";
 
 Deno.test("ResultFiles keeps both writers' predictions when two flush preds.json at once", async () => {
@@ -56,4 +57,37 @@ Deno.test({
       const kept = JSON.parse(await Deno.readTextFile(`${dir}/preds.json`));
       assert(Object.keys(kept).length >= 1 && Object.keys(kept).length < 12, Object.keys(kept).join(" "));
     }),
+});
+
+const ran = (status: string, content = ""): Message[] => [
+  { role: "system", content: "s" },
+  { role: "user", content: "u" },
+  { role: "user", content: "a" },
+  { role: "exit", content, extra: { exit_status: status, submission: "" } },
+];
+
+Deno.test("classifyTrajectory(): a run that ended on the provider after the retries is not finished (a rerun redoes it)", () => {
+  for (
+    const s of [
+      "APIConnectionError",
+      "RateLimitError",
+      "InternalServerError",
+      "ServiceUnavailableError",
+      "Timeout",
+    ]
+  ) {
+    assertEquals(classifyTrajectory(ran(s), {}).finished, false, s);
+  }
+  assertEquals(classifyTrajectory(ran("LeaseLost"), {}).finished, false);
+  assertEquals(classifyTrajectory(ran("Submitted"), {}).finished, true);
+  assertEquals(classifyTrajectory(ran("ContextWindowExceededError"), {}).finished, true);
+  const lone: Message[] = [{
+    role: "exit",
+    content: "Cannot start",
+    extra: { exit_status: "RuntimeError", submission: "" },
+  }];
+  assertEquals([classifyTrajectory(lone, {}).finished, classifyTrajectory(lone, {}).failedStart], [
+    false,
+    true,
+  ]);
 });
