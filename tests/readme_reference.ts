@@ -17,11 +17,12 @@ import { flagLabel } from "../src/lib/help.ts";
 import { EXIT_CODES } from "../src/core/host.ts";
 import { PROVIDERS, providersMarkdown } from "../src/core/models/providers.ts";
 import { BUILTIN_PARSED_FILE, writeBuiltinParsed } from "./builtin_parsed_reference.ts";
+import { INFRASTRUCTURE_STATUSES } from "../src/core/endings.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
 /** The files that hold generated blocks, relative to the repository's root. */
-export const DOC_FILES = ["README.md", "config/README.md", "src/README.md"] as const;
+export const DOC_FILES = ["README.md", "config/README.md", "src/README.md", "docs/statistics.md"] as const;
 
 /** The spec of `claudius COMMAND` (`run`: a plain run). */
 async function spec(command: string): Promise<CommandSpec> {
@@ -74,6 +75,11 @@ function providerKeysBlock(): string {
   return Object.entries(PROVIDERS).map(([prefix, p]) =>
     `\`${prefix}/\` ${p.keyEnv.length ? p.keyEnv.map((k) => `\`${k}\``).join(" or ") : "(no key)"}`
   ).join(", ");
+}
+
+/** The exit statuses that end a run on the infrastructure (counted in no rate, run again by a rerun). */
+function infrastructureBlock(): string {
+  return [...INFRASTRUCTURE_STATUSES].map((s) => `\`${s}\``).join(", ");
 }
 
 /** The built-in configs: name and the first line of the file's comment. */
@@ -191,6 +197,7 @@ export const BLOCKS: Record<string, () => string | Promise<string>> = {
   "config-reference": configReference,
   "src-layout": layoutBlock,
   "flags-results": resultFlagsBlock,
+  "infrastructure-statuses": infrastructureBlock,
   ...Object.fromEntries(
     FLAG_LISTS.map((c) => [`flags-${c}`, () => flagBlock(c)]),
   ),

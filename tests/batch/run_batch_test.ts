@@ -238,3 +238,18 @@ Deno.test("workerSlots() splits -w round robin over hosts, or uses each host's c
   ]);
   assertEquals(workerSlots(2, [{ host: "a", capacity: 2 }, { host: "b" }]), ["a", "b", "a", "b"]);
 });
+
+Deno.test("runBatch() runs again an instance the provider failed after the retries (APIConnectionError), as an unfinished one", async () => {
+  const fx = await writeBatch([{ id: "a", replies: [submit("A")] }, { id: "b", replies: [submit("B")] }]);
+  const cfg = await config(fx.specs);
+  await runBatch(options(fx.instances, fx.out, cfg), deps());
+  // As a run whose model calls failed to connect after the retries leaves it.
+  const path = `${fx.out}/b/b.traj.json`;
+  const traj = JSON.parse(await Deno.readTextFile(path));
+  const exit = traj.messages.at(-1);
+  exit.extra.exit_status = traj.info.exit_status = "APIConnectionError";
+  exit.content = "Cannot reach the model";
+  await Deno.writeTextFile(path, JSON.stringify(traj));
+  const again = await runBatch(options(fx.instances, fx.out, cfg), deps());
+  assertEquals([again.skipped, again.byStatus], [1, { Submitted: ["b"] }]);
+});
