@@ -11,6 +11,13 @@ import { ConfigError } from "../core/errors.ts";
 import { sameFile } from "../lib/files.ts";
 import { OrphanGuard } from "../lib/orphan_guard.ts";
 import type { SecretRedactor } from "../core/secret_redactor.ts";
+import {
+  ISOLATED_GIT,
+  NOT_A_REPOSITORY,
+  SAFE_DIFF_OPTIONS,
+  SAFE_GIT,
+  SAFE_GIT_FUNCTION,
+} from "../lib/safe_git.ts";
 
 /** The `run` keys that ask for artifacts. */
 export interface ArtifactConfig {
@@ -50,18 +57,14 @@ export interface ArtifactReport {
   errors: Record<string, string>;
 }
 
-/** The exit code {@link PATCH_SCRIPT} ends with when the working directory is in no git repository. */
-const NOT_A_REPOSITORY = 3;
-
-/** The git every artifact script runs: `safe.directory` lets root read a repository another user owns. */
-const GIT_FUNCTION = "g() { git -c safe.directory='*' -c core.quotepath=false \"$@\"; }";
-
 /**
  * Stages every changed file (untracked ones too, `.gitignore` respected) in a throwaway copy of the
- * index, so the repository itself is left untouched, and prints the diff against HEAD (the empty
- * tree when there is no commit yet). A signal ends it through `exit`, so the throwaway index is
- * removed then too (the orphan guard of a killed claudius sends SIGTERM first; SIGPIPE comes when
- * the shell reports the killed git on the stderr of a claudius that is gone).
+ * index and git directory ({@link ISOLATED_GIT}: none of the repository's config, hooks or attribute
+ * drivers run, and the repository itself is left untouched), and prints the diff against HEAD (the
+ * empty tree when there is no commit yet). An index git cannot use outside its repository (a split
+ * index) is left out: every file is read then. A signal ends it through `exit`, so the throwaway
+ * files are removed then too (the orphan guard of a killed claudius sends SIGTERM first; SIGPIPE
+ * comes when the shell reports the killed git on the stderr of a claudius that is gone).
  *
  * Its arguments: {@link OWN_SCRIPT}, then the identities (`<device>:<inode>`, as `stat -c %d:%i`
  * prints them) of claudius's own outputs. The files under the working directory that are one of
@@ -71,25 +74,19 @@ const GIT_FUNCTION = "g() { git -c safe.directory='*' -c core.quotepath=false \"
  */
 const PATCH_SCRIPT = [
   "set -e",
-  GIT_FUNCTION,
-  'if ! top="$(LC_ALL=C g rev-parse --show-toplevel 2>&1)"; then',
-  `  case "$top" in *"not a git repository"*) printf '%s\\n' "$PWD" >&2; exit ${NOT_A_REPOSITORY};; esac`,
-  "  printf '%s\\n' \"$top\" >&2; exit 1",
-  "fi",
-  'idx="$(mktemp)"',
-  'trap \'rm -f "$idx" "$idx.failed"\' EXIT',
+  SAFE_GIT,
+  'tmp="$(mktemp -d)"',
+  "trap 'rm -rf \"$tmp\"' EXIT",
   "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 141' PIPE; trap 'exit 143' TERM",
-  'cp "$(g rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"',
-  'export GIT_INDEX_FILE="$idx"',
-  "g add -A .",
+  ISOLATED_GIT,
+  'g add -A . 2>/dev/null || { rm -f "$tmp/index"; g add -A .; }',
   'own="$1"; shift; ids=" $* "',
   "if [ $# -gt 0 ]; then",
   '  set --; for id in $ids; do set -- "$@" -o -inum "${id#*:}"; done; shift',
-  '  find . -path ./.git -prune -o \\( "$@" \\) -type f -exec sh -c "$own" sh "$ids" "$idx.failed" {} + 2>/dev/null || :',
-  `  if [ -e "$idx.failed" ]; then echo "git reset failed: cannot leave claudius's own outputs out" >&2; exit 1; fi`,
+  '  find . -path ./.git -prune -o \\( "$@" \\) -type f -exec sh -c "$own" sh "$ids" "$tmp/failed" {} + 2>/dev/null || :',
+  `  if [ -e "$tmp/failed" ]; then echo "git reset failed: cannot leave claudius's own outputs out" >&2; exit 1; fi`,
   "fi",
-  'base="$(g rev-parse -q --verify HEAD^{commit} || g hash-object -t tree /dev/null)"',
-  'g diff --cached --binary --no-color --no-ext-diff --src-prefix=a/ --dst-prefix=b/ "$base"',
+  `g diff --cached --binary ${SAFE_DIFF_OPTIONS} --src-prefix=a/ --dst-prefix=b/ "$base"`,
 ].join("\n");
 
 /**
@@ -97,7 +94,7 @@ const PATCH_SCRIPT = [
  * fails, and the files whose inode is one of them: each that is claudius's own is unstaged.
  */
 const OWN_SCRIPT = [
-  GIT_FUNCTION,
+  SAFE_GIT_FUNCTION,
   'ids="$1"; failed="$2"; shift 2',
   "for f; do",
   '  id="$(stat -c %d:%i "$f" 2>/dev/null)" || continue',
@@ -128,7 +125,7 @@ export async function checkPatchPath(patchPath: string, trajectoryPath: string):
  * Take the artifacts `config` asks for from the environment's working directory, next to the
  * trajectory: `submission.tar.gz` and `<stem>.patch` (stem: the trajectory's name without
  * `.traj.json` / `.json`; `patch_path` instead when given), with the command the environment names ({@link Environment.hostCommand}:
- * on the host for local and bubblewrap, `docker exec` for docker) streaming to the host file. Files
+ * on the host for local, in a sandbox for bubblewrap, `docker exec` for docker) streaming to the host file. Files
  * appear whole or not at all (written under a temporary name of this run's own, then renamed: two
  * runs given one path never mix their bytes; the last to finish wins). If claudius is killed
  * meanwhile (SIGKILL), an orphan guard stops the command and removes the temporary file.

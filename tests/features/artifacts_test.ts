@@ -95,9 +95,10 @@ Deno.test("saveArtifacts() outside a git repository saves no patch and says so i
 
 Deno.test("saveArtifacts() records a failing git instead of throwing and leaves no file", async () => {
   const { env, work, out } = await localEnv();
-  // Files where git's object directories go: `git add` cannot store the new file.
+  // HEAD's tree is gone: git cannot diff against it.
   await sh(
-    "git init -q . && echo x > f.txt && for i in $(seq 0 255); do touch .git/objects/$(printf %02x $i); done",
+    `git init -q . && echo x > f.txt && ${GIT} add -A && ${GIT} commit -qm i && ` +
+      't="$(git rev-parse HEAD^{tree})" && rm ".git/objects/${t%${t#??}}/${t#??}"',
     work,
   );
   const lines: string[] = [];

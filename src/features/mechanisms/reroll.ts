@@ -10,12 +10,16 @@ import { isTree } from "../../core/config/keys.ts";
 import { submissionOf } from "../../core/submission.ts";
 import { InterruptAgentFlow } from "../../core/errors.ts";
 import type { Mechanism, MechanismContext } from "./mechanism.ts";
+import { SAFE_GIT } from "../../lib/safe_git.ts";
 
 /** Ends the turn of an attempt that is being rerolled (its messages are already appended). */
 export class Rerolled extends InterruptAgentFlow {}
 
-/** `git status --porcelain`, prints nothing when the working tree matches HEAD (untracked files count). */
-const STATUS = "git -c safe.directory='*' status --porcelain --untracked-files=all";
+/**
+ * `git status --porcelain`, prints nothing when the working tree matches HEAD (untracked files count);
+ * git's own programs off ({@link SAFE_GIT}).
+ */
+const STATUS = `${SAFE_GIT}\ng status --porcelain --untracked-files=all`;
 
 /** The `reroll` switch. */
 export function reroll({ config, window }: MechanismContext): Mechanism {

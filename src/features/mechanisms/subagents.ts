@@ -22,13 +22,15 @@ import { renderTemplate } from "../../lib/python/template/template.ts";
 import type { ExecOutput, Message, Model } from "../../core/types.ts";
 import type { Loop, Mechanism, MechanismContext } from "./mechanism.ts";
 import { shellQuote } from "./_window.ts";
+import { SAFE_DIFF_OPTIONS, SAFE_GIT } from "../../lib/safe_git.ts";
 
 /**
  * Prints a git tree id of the working directory as it is (untracked files included, `.gitignore`
  * respected) without touching the repository's index or HEAD; exits non-zero outside a repository.
+ * It runs where the model's commands run, with git's own programs off ({@link SAFE_GIT}).
  */
 const SNAPSHOT = [
-  "g() { git -c safe.directory='*' \"$@\"; }",
+  SAFE_GIT,
   "g rev-parse --show-toplevel >/dev/null 2>&1 || exit 3",
   'idx="$(mktemp)" || exit 1',
   "trap 'rm -f \"$idx\"' EXIT",
@@ -37,7 +39,7 @@ const SNAPSHOT = [
 ].join("\n");
 
 const diffCommand = (before: string, after: string) =>
-  `git -c safe.directory='*' diff --binary --no-color --no-ext-diff ${before} ${after}`;
+  `${SAFE_GIT}\ng diff --binary ${SAFE_DIFF_OPTIONS} ${before} ${after}`;
 
 /** One child, as the parent's `info.mechanisms.subagents.children` lists it. */
 export interface ChildRecord {

@@ -122,9 +122,12 @@ export class BubblewrapEnvironment implements Environment {
     return { ...structuredClone(this.config), ...uname };
   }
 
-  /** The host command running `argv` in the working directory, on the host (outside the sandbox). */
+  /**
+   * The host command running `argv` in the working directory, in a sandbox as the commands' (so
+   * nothing the model left in the working tree, a git hook or config, runs outside it).
+   */
   hostCommand(argv: string[]): HostCommand {
-    return this.#local.hostCommand(argv);
+    return { argv: [...this.#prefix(), ...argv], cwd: this.config.cwd };
   }
 
   /** Kill every command still running and wait for them to return. Safe to call twice. */
