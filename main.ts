@@ -13,7 +13,14 @@ import { ConfigError } from "./src/core/errors.ts";
 import { redactText, secretValues } from "./src/core/redact.ts";
 import { escapeControls } from "./src/lib/safe_text.ts";
 import { type Host, PROJECT_ENV_REFUSED } from "./src/core/host.ts";
-import { type Face, FACE_VARIABLE, faceOf, isUpstreamFace, programName } from "./src/cli/face_names.ts";
+import {
+  type Face,
+  FACE_VARIABLE,
+  faceOf,
+  isDenoExecutable,
+  isUpstreamFace,
+  programName,
+} from "./src/cli/face_names.ts";
 
 /** Write to stdout or stderr, which may be gone (a closed terminal gives EIO): the run goes on without. */
 function quietly(write: () => void): void {
@@ -109,6 +116,25 @@ function userDirectory(): string {
   return Deno.cwd();
 }
 
+/**
+ * A file of the program by its path in the checkout, found from this module, the entry: a checkout
+ * and a compiled binary have main.ts with the files beside it as they are in the checkout; the bundle
+ * of `deno task install` has main.js with `config/` copied beside it and every other entry module
+ * (the workers) bundled to its own path, as `.js`. The one rule for config/ and the workers.
+ */
+function programFile(path: string): URL {
+  const bundled = import.meta.url.endsWith(".js");
+  return new URL(bundled ? path.replace(/\.ts$/, ".js") : path, import.meta.url);
+}
+
+/** Where this claudius runs from (`--version`): a compiled binary, an install's bundle or a checkout. */
+function origin(): string {
+  const exec = Deno.execPath();
+  if (!isDenoExecutable(exec)) return `compiled ${exec}`;
+  const dir = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
+  return `${import.meta.url.endsWith(".js") ? "install" : "checkout"} ${dir}, deno ${Deno.version.deno}`;
+}
+
 /** The process as the commands see it (see {@link Host}). */
 async function processHost(face: Face): Promise<Host> {
   const cwd = userDirectory();
@@ -121,7 +147,9 @@ async function processHost(face: Face): Promise<Host> {
   return {
     env: await hostEnvironment(face),
     cwd,
-    builtinDir: new URL("./config", import.meta.url).pathname,
+    builtinDir: programFile("config").pathname,
+    programFile,
+    origin: origin(),
     stdin: Deno.stdin,
     stdout: Deno.stdout,
     terminal,

@@ -6,6 +6,7 @@ import { startFakeServer } from "./_support/fake_server.ts";
 import type { ScriptReply } from "../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../src/core/trajectory.ts";
 import type { Message } from "../src/core/types.ts";
+import { VERSION } from "../src/core/version.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const PERMS = ["--allow-read", "--allow-write", "--allow-run", "--allow-env", "--allow-net", "--allow-sys"];
@@ -277,12 +278,13 @@ Deno.test("only main.ts reads the process environment (Deno.env); the rest is ha
   assertEquals(offenders, []);
 });
 
-Deno.test("claudius --help and --version print and exit 0", async () => {
+Deno.test("claudius --help and --version print and exit 0; --version says where claudius runs from", async () => {
   const help = await runCli(["--help"]);
   assertEquals(help.code, 0);
   assertMatch(help.stdout, /Usage:/);
   const version = await runCli(["--version"]);
-  assertMatch(version.stdout, /^claudius \d+\.\d+\.\d+\n$/);
+  const checkout = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+  assertEquals(version.stdout, `claudius ${VERSION} (checkout ${checkout}, deno ${Deno.version.deno})\n`);
 });
 
 async function waitFor(pred: () => boolean | Promise<boolean>, ms = 10000): Promise<void> {

@@ -60,7 +60,10 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
   const all =
     (await loadInstances(resolvePath(options.instancesPath, deps.cwd), { taskRequired: rules.taskRequired }))
       .map((inst) => rules.prepare(inst, deps.hostEnv));
-  const selected = await selectInstancesGuarded(all, selection, deps.signal ? { signal: deps.signal } : {});
+  const selected = await selectInstancesGuarded(all, selection, {
+    ...(deps.filterWorker ? { worker: deps.filterWorker } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
   const rootStat = await Deno.stat(root).catch(() => undefined);
   if (rootStat && !rootStat.isDirectory) {
     throw new ConfigError(`Cannot use -o '${options.outDir}' as the output directory: it is a file`);

@@ -53,8 +53,12 @@ export function selectInstances(instances: Instance[], selection: Selection): In
 /** Seconds `--filter` may take over all the ids before the batch gives up on it. */
 export const FILTER_SECONDS = 30;
 
+/** The worker module's path in the program (`Host.programFile(FILTER_WORKER)` is where this claudius has it). */
+export const FILTER_WORKER = "src/batch/_filter_worker.ts";
+
 /**
- * {@link selectInstances} with `--filter` matched in a worker thread, so that a pattern that
+ * {@link selectInstances} with `--filter` matched in a worker thread running `options.worker`
+ * ({@link FILTER_WORKER}; without it, in this thread), so that a pattern that
  * backtracks catastrophically (`(a+)+$`) can neither keep the process deaf to signals nor hang it:
  * an abort of `signal` (SIGTERM) stops the match and selects nothing, and a match that is not done
  * within {@link FILTER_SECONDS} is a usage error naming the id it was on.
@@ -64,17 +68,17 @@ export const FILTER_SECONDS = 30;
 export async function selectInstancesGuarded(
   instances: Instance[],
   selection: Selection,
-  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  options: { worker?: URL; signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<Instance[]> {
   const spec = selection.filter;
-  if (spec === undefined || spec === "") return selectInstances(instances, selection);
+  if (spec === undefined || spec === "" || !options.worker) return selectInstances(instances, selection);
   compileFilter(spec); // a bad pattern is a usage error here, as without the worker
   const out = ordered(instances, selection);
   const ids = out.map((i) => i.instance_id);
   const progress = new Int32Array(new SharedArrayBuffer(4));
   let worker: Worker;
   try {
-    worker = new Worker(new URL("./_filter_worker.ts", import.meta.url).href, { type: "module" });
+    worker = new Worker(options.worker.href, { type: "module" });
   } catch {
     return selectInstances(instances, selection); // no worker here: matched in this thread
   }

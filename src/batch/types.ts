@@ -58,6 +58,8 @@ export interface BatchDeps {
   rows?: () => number;
   /** Warnings and errors (stderr). */
   log: (line: string) => void;
+  /** The `--filter` worker module (`Host.programFile(FILTER_WORKER)`); without it, matched in this thread. */
+  filterWorker?: URL;
   /** First signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT): start nothing more, end running episodes. */
   signal?: AbortSignal;
   /** Second signal: close every environment (bounded) and return at once. */

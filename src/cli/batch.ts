@@ -11,6 +11,7 @@ import { refuseSilentYolo } from "./_silent_yolo.ts";
 import { BATCH_SPEC, type BatchFlags, parseBatchArgs } from "./batch_flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { runArms, runBatch } from "../batch/run_batch.ts";
+import { FILTER_WORKER } from "../batch/select.ts";
 import { summaryLines } from "../batch/progress.ts";
 import { exportHint, MODES, SWEBENCH_SUBSETS } from "../batch/modes.ts";
 import { onSignals, resolveFlagsConfig } from "./_shared.ts";
@@ -113,6 +114,7 @@ export async function batchCommand(flags: BatchFlags, host: Host): Promise<numbe
       live,
       rows: () => host.consoleSize().rows,
       log: err,
+      filterWorker: host.programFile(FILTER_WORKER),
       signal: graceful.signal,
       force: force.signal,
     };

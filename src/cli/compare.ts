@@ -9,7 +9,7 @@ import type { Host } from "../core/host.ts";
 import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
 import { findFiles } from "../lib/files.ts";
 import { findTrajectories } from "../tools/trajectories/find_trajectories.ts";
-import { mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
+import { MAP_WORKER, mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
 import { type EvalResults, loadEvalResults } from "../tools/trajectories/eval_results.ts";
 import {
   compareRuns,
@@ -85,6 +85,7 @@ export async function main(argv: string[], host: Host): Promise<number> {
       paths,
       "stats",
       reference ? { reference } : {},
+      { worker: host.programFile(MAP_WORKER) },
     );
     for (const f of failures) io.error(`warning: ${f.message}`);
     failed += failures.length;

@@ -43,6 +43,21 @@ function isFace(name: string): name is Face {
 }
 
 /**
+ * Whether `execPath` is the `deno` executable (a `deno run` process: a checkout's or an install's)
+ * rather than a compiled binary of claudius.
+ *
+ * @example
+ * ```ts
+ * import { isDenoExecutable } from "./face_names.ts";
+ * isDenoExecutable("/usr/bin/deno"); // true
+ * isDenoExecutable("/usr/local/bin/claudius"); // false
+ * ```
+ */
+export function isDenoExecutable(execPath: string): boolean {
+  return /(^|\/)deno$/.test(execPath);
+}
+
+/**
  * The name a process was started as, when it can differ from Deno's: a `deno run` process is always
  * `deno` (its wrapper sets {@link FACE_VARIABLE}); a compiled binary, perhaps started through a symlink
  * `mini`, is asked (Node's `process.argv0`, loaded only then: it costs ~3 MB of memory).
@@ -50,7 +65,7 @@ function isFace(name: string): name is Face {
  * @param execPath `Deno.execPath()`
  */
 export async function programName(execPath: string): Promise<string> {
-  if (/(^|\/)deno$/.test(execPath)) return "deno";
+  if (isDenoExecutable(execPath)) return "deno";
   const { default: process } = await import("node:process");
   return process.argv0;
 }

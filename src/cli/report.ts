@@ -10,6 +10,7 @@ import { VERSION } from "../core/version.ts";
 import { REFERENCE_FLAG, toolIO } from "./tools.ts";
 import { sameFile, writeOutput } from "../lib/files.ts";
 import { collectReport } from "../tools/report/collect_report.ts";
+import { MAP_WORKER } from "../tools/trajectories/map_trajectories.ts";
 import { renderReport } from "../tools/report/render_report.ts";
 
 /** The flags of `claudius report`. */
@@ -64,7 +65,9 @@ export async function main(argv: string[], host: Host): Promise<number> {
   const existing = output === "-" ? undefined : await Deno.stat(output).catch(() => undefined);
   if (existing?.isDirectory) throw cannot("is a directory; give a file path (e.g. -o report.html)");
   const reference = values.reference?.length ? values.reference : undefined;
-  const data = await collectReport(positionals, reference ? { reference } : {});
+  const data = await collectReport(positionals, reference ? { reference } : {}, {
+    worker: host.programFile(MAP_WORKER),
+  });
   if (existing) {
     for (const set of data.sets) {
       for (const { path } of [...set.trajectories, ...set.failures]) {

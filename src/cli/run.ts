@@ -69,7 +69,7 @@ export function topHelp(commands: CommandTable): string {
 export async function main(argv: string[], host: Host, commands: CommandTable): Promise<number> {
   const { values, positionals } = parseCommandLine(RUN_FLAGS, argv);
   if (values.help) return (host.out(topHelp(commands) + "\n"), 0);
-  if (values.version) return (host.out(`claudius ${VERSION}\n`), 0);
+  if (values.version) return (host.out(`claudius ${VERSION} (${host.origin})\n`), 0);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   // Deno sets up fetch lazily (~10 ms on the first request): done while the config loads instead.
   fetch("data:,").then((r) => r.body?.cancel(), () => {});

@@ -8,7 +8,7 @@ import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
 import { findTrajectories } from "../tools/trajectories/find_trajectories.ts";
-import { mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
+import { MAP_WORKER, mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
 import { type StatsTotal, totalStats, type TrajectoryStats } from "../tools/trajectories/trajectory_stats.ts";
 import { superseded } from "../tools/trajectories/superseded.ts";
 import { safeText, textWidth } from "../lib/text.ts";
@@ -122,6 +122,7 @@ export async function main(argv: string[], host: Host): Promise<number> {
     paths,
     "stats",
     reference ? { reference } : {},
+    { worker: host.programFile(MAP_WORKER) },
   );
   for (const f of failures) io.error(`warning: ${f.message}`);
   const total = totalStats(rows);

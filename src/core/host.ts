@@ -13,8 +13,19 @@ export interface Host {
   env: Record<string, string>;
   /** The current directory. */
   cwd: string;
-  /** Where the built-in configs are (`config/`, embedded in the compiled binary). */
+  /** Where the built-in configs are (`config/`, embedded in the compiled binary): `programFile("config")`. */
   builtinDir: string;
+  /**
+   * A file of the program, named by its path in the checkout (`config/default.yaml`, a worker module
+   * such as `src/batch/_filter_worker.ts`), where this claudius has it: in the checkout, in the
+   * compiled binary, or in the bundle `deno task install` made (whose modules are `.js`).
+   */
+  programFile(path: string): URL;
+  /**
+   * Where this claudius runs from, as `--version` says: `checkout DIR, deno X.Y.Z`, `install DIR, deno
+   * X.Y.Z` (the bundle of `deno task install`) or `compiled FILE`.
+   */
+  origin: string;
   /** The standard streams (the terminal layer reads and writes them directly). */
   stdin: typeof Deno.stdin;
   /** The standard output (the terminal layer writes the screen to it). */

@@ -20,6 +20,14 @@ export function assertMatch(text: string, re: RegExp, message?: string): void {
   nodeAssert.match(text, re, message);
 }
 
+/** `text` contains `part`. */
+export function assertStringIncludes(text: string, part: string, message?: string): void {
+  nodeAssert.ok(
+    text.includes(part),
+    message ?? `expected ${JSON.stringify(text)} to include ${JSON.stringify(part)}`,
+  );
+}
+
 /** `fn` throws an instance of `cls` (optionally with `includes` in its message); returns the error. */
 export function assertThrows<E extends Error>(
   fn: () => unknown,

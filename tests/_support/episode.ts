@@ -12,6 +12,11 @@ import * as yamlModule from "../../src/lib/python/yaml.ts";
 
 export { configSchema, MODULES };
 
+/** A file of the program by its path in the checkout, as `Host.programFile` finds it in a checkout. */
+export function programFile(path: string): URL {
+  return new URL(`../../${path}`, import.meta.url);
+}
+
 /** The built-in configs. */
 export const BUILTIN: string = new URL("../../config", import.meta.url).pathname;
 

@@ -3,6 +3,7 @@
  */
 import { assert, assertEquals, assertRejects, assertThrows } from "../_support/assert.ts";
 import {
+  FILTER_WORKER,
   type Instance,
   parseShard,
   parseSlice,
@@ -10,6 +11,7 @@ import {
   selectInstancesGuarded,
 } from "../../src/batch/select.ts";
 import { UsageError } from "../../src/cli/run_flags.ts";
+import { programFile } from "../_support/episode.ts";
 
 const make = (n: number): Instance[] =>
   Array.from({ length: n }, (_, k) => ({ instance_id: `i${String(k).padStart(2, "0")}` }));
@@ -142,15 +144,27 @@ const STUCK = `${"a".repeat(34)}!`;
 
 Deno.test("selectInstancesGuarded() matches --filter in a worker: same selection; a stuck match times out, naming the id", async () => {
   const list = ["a-1", "b-1", "a-2", "xa-3", "a-4", "a-5"].map((instance_id) => ({ instance_id }));
+  const worker = programFile(FILTER_WORKER);
   for (
     const selection of [{ filter: "a-" }, { filter: "a-", slice: "1:", shard: { index: 1, count: 2 } }, {}]
   ) {
-    assertEquals(ids(await selectInstancesGuarded(list, selection)), ids(selectInstances(list, selection)));
+    assertEquals(
+      ids(await selectInstancesGuarded(list, selection, { worker })),
+      ids(selectInstances(list, selection)),
+    );
   }
-  await assertRejects(() => selectInstancesGuarded(list, { filter: "(" }), UsageError, "--filter");
+  await assertRejects(
+    () => selectInstancesGuarded(list, { filter: "(" }, { worker }),
+    UsageError,
+    "--filter",
+  );
   const start = Date.now();
   await assertRejects(
-    () => selectInstancesGuarded([...list, { instance_id: STUCK }], { filter: "(a+)+$" }, { timeoutMs: 500 }),
+    () =>
+      selectInstancesGuarded([...list, { instance_id: STUCK }], { filter: "(a+)+$" }, {
+        worker,
+        timeoutMs: 500,
+      }),
     UsageError,
     `--filter '(a+)+$' did not finish within 0.5 s (still on instance '${STUCK}')`,
   );
@@ -158,7 +172,10 @@ Deno.test("selectInstancesGuarded() matches --filter in a worker: same selection
   const stop = new AbortController();
   setTimeout(() => stop.abort(), 200);
   assertEquals(
-    await selectInstancesGuarded([{ instance_id: STUCK }], { filter: "(a+)+$" }, { signal: stop.signal }),
+    await selectInstancesGuarded([{ instance_id: STUCK }], { filter: "(a+)+$" }, {
+      worker,
+      signal: stop.signal,
+    }),
     [],
   );
 });

@@ -6,7 +6,11 @@
  */
 import type { ClassifyOptions } from "../trajectories/action_types.ts";
 import { findTrajectories } from "../trajectories/find_trajectories.ts";
-import { mapTrajectoriesParallel, type ReadFailure } from "../trajectories/map_trajectories.ts";
+import {
+  mapTrajectoriesParallel,
+  type ParallelOptions,
+  type ReadFailure,
+} from "../trajectories/map_trajectories.ts";
 import type { ReportTrajectory } from "./report_trajectory.ts";
 import { superseded } from "../trajectories/superseded.ts";
 
@@ -44,14 +48,16 @@ export interface ReportData {
  * ```
  * @param paths files and directories, one set each
  * @param options reference program names for the action types
+ * @param parallel the worker module (none: every file read in this thread)
  * @throws {Deno.errors.NotFound} naming a path that does not exist
  */
 export async function collectReport(
   paths: readonly string[],
   options: ClassifyOptions = {},
+  parallel: ParallelOptions = {},
 ): Promise<ReportData> {
   const files = await Promise.all(paths.map((p) => findTrajectories([p])));
-  const { results, failures } = await mapTrajectoriesParallel(files.flat(), "report", options);
+  const { results, failures } = await mapTrajectoriesParallel(files.flat(), "report", options, parallel);
   const setOf = new Map(files.flatMap((list, set) => list.map((path) => [path, set] as const)));
   const sets: ReportSet[] = paths.map((name) => ({
     name,

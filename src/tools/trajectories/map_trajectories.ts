@@ -87,8 +87,13 @@ export async function mapTrajectories<T>(
   return collect(slots);
 }
 
+/** The worker module's path in the program (`Host.programFile(MAP_WORKER)` is where this claudius has it). */
+export const MAP_WORKER = "src/tools/trajectories/_map_worker.ts";
+
 /** Options of {@link mapTrajectoriesParallel}. */
 export interface ParallelOptions {
+  /** The worker module ({@link MAP_WORKER}, as `Host.programFile` finds it); without it, no worker threads. */
+  worker?: URL;
   /** Worker threads (default: the CPU count, at most 4). */
   workers?: number;
   /** Fewer files than this are mapped in this thread (default 32: a worker takes ~50 ms to start). */
@@ -97,18 +102,19 @@ export interface ParallelOptions {
 
 /**
  * Like {@link mapTrajectories} with a mapper named in `TRAJECTORY_MAPPERS`, spread over worker
- * threads (each parses and maps whole files; results come back in the order of `paths`). A worker
- * that fails to start or dies hands its file back; with no worker left, the rest is mapped here.
+ * threads running `options.worker` (each parses and maps whole files; results come back in the order
+ * of `paths`). A worker that fails to start or dies hands its file back; with no worker left, the
+ * rest is mapped here.
  *
  * @example
  * ```ts ignore
- * import { mapTrajectoriesParallel } from "./map_trajectories.ts";
- * const { results } = await mapTrajectoriesParallel(paths, "stats", {});
+ * import { MAP_WORKER, mapTrajectoriesParallel } from "./map_trajectories.ts";
+ * const { results } = await mapTrajectoriesParallel(paths, "stats", {}, { worker: host.programFile(MAP_WORKER) });
  * ```
  * @param paths the files
  * @param mapper the mapper's name
  * @param arg its argument (structured-cloneable)
- * @param options worker count and threshold
+ * @param options the worker module, worker count and threshold
  */
 export async function mapTrajectoriesParallel<N extends MapperName>(
   paths: readonly string[],
@@ -119,15 +125,16 @@ export async function mapTrajectoriesParallel<N extends MapperName>(
   type R = MapperResult<N>;
   const f = TRAJECTORY_MAPPERS[mapper] as (t: Trajectory, a: MapperArg<N>) => R;
   const count = Math.min(options.workers ?? Math.min(navigator.hardwareConcurrency || 1, 4), paths.length);
-  if (paths.length < (options.minFiles ?? 32) || count < 2) {
+  if (!options.worker || paths.length < (options.minFiles ?? 32) || count < 2) {
     return await mapTrajectories(paths, (t) => f(t, arg));
   }
-  return collect(await new WorkerMap<R>(paths, (t) => f(t, arg)).run(count, { mapper, arg }));
+  return collect(await new WorkerMap<R>(paths, (t) => f(t, arg), options.worker).run(count, { mapper, arg }));
 }
 
 /** Files spread over worker threads, each fed the next file when it answers; this thread takes over when none is left. */
 class WorkerMap<R> {
   readonly #local: (t: Trajectory) => R;
+  readonly #module: URL;
   readonly #slots: Slot<R>[];
   /** Files not taken yet: their index and path. */
   readonly #queue: [number, string][];
@@ -135,9 +142,13 @@ class WorkerMap<R> {
   #pending: number;
   #alive = 0;
 
-  /** @param local the mapper, for the files mapped in this thread */
-  constructor(paths: readonly string[], local: (t: Trajectory) => R) {
+  /**
+   * @param local the mapper, for the files mapped in this thread
+   * @param module the worker module
+   */
+  constructor(paths: readonly string[], local: (t: Trajectory) => R, module: URL) {
     this.#local = local;
+    this.#module = module;
     this.#slots = new Array(paths.length);
     this.#queue = [...paths.entries()];
     this.#pending = paths.length;
@@ -167,7 +178,7 @@ class WorkerMap<R> {
   #start(setup: { mapper: MapperName; arg: unknown }): Worker | undefined {
     let worker: Worker;
     try {
-      worker = new Worker(new URL("./_map_worker.ts", import.meta.url).href, { type: "module" });
+      worker = new Worker(this.#module.href, { type: "module" });
     } catch {
       return undefined;
     }

@@ -1,9 +1,11 @@
 import { assertEquals } from "../../_support/assert.ts";
 import { findTrajectories } from "../../../src/tools/trajectories/find_trajectories.ts";
 import {
+  MAP_WORKER,
   mapTrajectories,
   mapTrajectoriesParallel,
 } from "../../../src/tools/trajectories/map_trajectories.ts";
+import { programFile } from "../../_support/episode.ts";
 import { trajectoryStats } from "../../../src/tools/trajectories/trajectory_stats.ts";
 import { writeSyntheticBatch } from "../../bench/_synthetic.ts";
 
@@ -15,7 +17,10 @@ Deno.test("mapTrajectoriesParallel() gives what mapTrajectories() gives, in orde
   const paths = await findTrajectories([dir]);
   assertEquals(paths.length, 41);
   const here = await mapTrajectories(paths, (t) => trajectoryStats(t));
-  const there = await mapTrajectoriesParallel(paths, "stats", {}, { workers: 3 });
+  const there = await mapTrajectoriesParallel(paths, "stats", {}, {
+    workers: 3,
+    worker: programFile(MAP_WORKER),
+  });
   assertEquals(there, here);
   assertEquals(there.results.length, 40);
   assertEquals(there.failures, [{
