@@ -33,6 +33,11 @@ export interface EpisodeOptions {
   entry?: string;
   /** The flags between `deno run` and the entry (default: {@link runFlags}). */
   flags?: string[];
+  /**
+   * The command line that starts claudius, instead of `deno run <flags> <entry>`: the installed
+   * `bin/claudius` of {@link installClaudius}, say.
+   */
+  start?: string[];
   /** Called on each request (after the server recorded it). */
   onRequest?: (index: number, pid: number) => void;
 }
@@ -99,14 +104,16 @@ function forget(request: RecordedRequest, reply: ScriptReply | undefined): Scrip
 }
 
 /** claudius's command line for one run in `dir` (trajectory `dir/traj.json`, working dir `dir/ws`). */
-export function claudius(dir: string, opts: Pick<EpisodeOptions, "args" | "entry" | "flags"> = {}): Program {
+export function claudius(
+  dir: string,
+  opts: Pick<EpisodeOptions, "args" | "entry" | "flags" | "start"> = {},
+): Program {
+  const [cmd, ...start] = startLine(opts);
   return {
-    cmd: Deno.execPath(),
+    cmd: cmd!,
     cwd: REPO,
     args: (url) => [
-      "run",
-      ...(opts.flags ?? runFlags()),
-      opts.entry ?? "main.ts",
+      ...start,
       "--task",
       "benchmark",
       "-m",
@@ -120,6 +127,24 @@ export function claudius(dir: string, opts: Pick<EpisodeOptions, "args" | "entry
       ...(opts.args ?? []),
     ],
   };
+}
+
+/** The command line that starts claudius (see {@link EpisodeOptions}). */
+export function startLine(opts: Pick<EpisodeOptions, "entry" | "flags" | "start">): string[] {
+  return opts.start ?? [Deno.execPath(), "run", ...(opts.flags ?? runFlags()), opts.entry ?? "main.ts"];
+}
+
+/** claudius as users install it (`deno task install`), into `root`: the paths of its command and bundle. */
+export async function installClaudius(root: string): Promise<{ bin: string; bundle: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "install"],
+    cwd: REPO,
+    env: { CLAUDIUS_INSTALL_ROOT: root },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`Cannot install claudius: ${new TextDecoder().decode(out.stderr)}`);
+  return { bin: `${root}/bin/claudius`, bundle: `${root}/lib/claudius/main.js` };
 }
 
 /**

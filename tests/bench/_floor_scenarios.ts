@@ -6,6 +6,7 @@
  * @module
  */
 import { readTrajectory } from "../../src/core/trajectory.ts";
+import { bundleInto } from "../../src/cli/install.ts";
 import { episode, REPO } from "./_episode.ts";
 import { denoEmptyRun, stepFloors } from "./_floors.ts";
 import type { Row } from "./_report.ts";
@@ -54,7 +55,7 @@ export async function startup(tmp: string): Promise<Row[]> {
     met: v <= 2 * f,
   }, {
     figure:
-      "start-up, bundled: the same from `deno bundle --code-splitting` output (a proxy for the compiled binary)",
+      "start-up, bundled: the same from the bundle `deno task install` makes (`deno bundle --code-splitting`)",
     value: ms(b),
     floor: ms(f),
     ratio: x(b, f),
@@ -63,19 +64,9 @@ export async function startup(tmp: string): Promise<Row[]> {
   }];
 }
 
-/**
- * claudius as `deno bundle --code-splitting` makes it: pre-transpiled chunks, dynamic imports still
- * loaded on demand, the built-in configs beside it, as `deno compile` embeds them. Its entry, for `deno run`.
- */
+/** claudius as `deno task install` bundles it (`bundleInto`): its main.js, for `deno run`. */
 async function bundled(dir: string): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform", "deno", "--code-splitting", "--outdir", dir, "main.ts"],
-    cwd: REPO,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(`Cannot bundle claudius: ${new TextDecoder().decode(out.stderr)}`);
-  await new Deno.Command("cp", { args: ["-r", `${REPO}config`, `${dir}/config`] }).output();
+  await bundleInto(Deno.execPath(), REPO.replace(/\/$/, ""), dir);
   return `${dir}/main.js`;
 }
 

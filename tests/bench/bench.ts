@@ -151,7 +151,9 @@ if (import.meta.main) {
     `Machine: ${machineLine(m)}. Command: \`deno task bench ${
       Deno.args.join(" ")
     }\` (${seconds} s); claudius ` +
-      `runs as \`deno run ${flags} main.ts ...\`${raw.upstream ? `; upstream: ${raw.upstream}` : ""}.\n`,
+      `runs as \`deno run ${flags} main.ts ...\`${
+        raw.claudius ? ` (side by side: as installed by \`deno task install\`)` : ""
+      }${raw.upstream ? `; upstream: ${raw.upstream}` : ""}.\n`,
   );
   if (side.length) console.log(`${markdownTable(side, VS_HEADER)}\n`);
   if (floor.length) console.log(`${markdownTable(floor)}\n`);
