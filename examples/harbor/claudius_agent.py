@@ -15,7 +15,7 @@ signature this class keeps (Harbor 0.13.x and main), so the trial's result names
 
 Install: the compiled binary when one is available (``binary=``, ``$CLAUDIUS_BINARY``, or
 ``dist/claudius`` of this repository), else Deno (``deno=``, ``$CLAUDIUS_DENO``, or the ``deno``
-on PATH) plus the program bundled by ``deno bundle`` with its built-in configs: nothing is
+on PATH) plus the program as ``deno task install`` bundles it (configs and workers): nothing is
 downloaded inside the container. Both go to ``/opt/claudius``; ``/usr/local/bin/claudius`` runs it.
 
 Run: ``claudius --task <instruction> -m <model> --env local --cwd <the task's working directory>``,
@@ -116,14 +116,16 @@ class Claudius(BaseInstalledAgent):
             return [(Path(self._binary), f"{INSTALL_DIR}/claudius")]
         if not self._deno:
             raise RuntimeError("Cannot install claudius: no compiled binary (binary=) and no deno (deno=)")
-        bundle = workdir / "app"
+        # The program as `deno task install` bundles it (main.js, its chunks, the workers, config/).
+        root = workdir / "install"
         subprocess.run(
-            [self._deno, "bundle", "--platform", "deno", "--code-splitting", "--outdir", str(bundle), "main.ts"],
+            [self._deno, "task", "install"],
             cwd=REPO,
+            env={**os.environ, "CLAUDIUS_INSTALL_ROOT": str(root)},
             check=True,
             capture_output=True,
         )
-        shutil.copytree(REPO / "config", bundle / "config")
+        bundle = root / "lib" / "claudius"
         archive = workdir / "app.tar.gz"
         with tarfile.open(archive, "w:gz") as tar:
             tar.add(bundle, arcname=".")

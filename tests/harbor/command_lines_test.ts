@@ -10,7 +10,7 @@
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { startFakeServer } from "../_support/fake_server.ts";
 import type { ScriptReply } from "../../src/core/models/extra/_script.ts";
-import { wrapperText } from "../../src/cli/install.ts";
+import { bundleInto, wrapperText } from "../../src/cli/install.ts";
 import { runFlags } from "../bench/_child.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
@@ -226,14 +226,7 @@ const CONFIGS: Record<string, string> = {
 /** Put claudius into the container as `deno task install` would, with uv's `~/.local/bin/env` beside it. */
 async function install(container: string, tmp: string): Promise<void> {
   const app = `${tmp}/app`;
-  const bundled = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform", "deno", "--code-splitting", "--outdir", app, "main.ts"],
-    cwd: REPO,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  assert(bundled.success, new TextDecoder().decode(bundled.stderr));
-  assertEquals((await run("cp", ["-r", `${REPO}config`, `${app}/config`])).code, 0);
+  await bundleInto(Deno.execPath(), REPO.replace(/\/$/, ""), app);
   const exec = (cmd: string) => run("docker", ["exec", container, "bash", "-c", cmd]);
   assertEquals((await exec("mkdir -p /opt/claudius /root/.local/bin /logs/agent")).code, 0);
   assertEquals(
@@ -242,7 +235,7 @@ async function install(container: string, tmp: string): Promise<void> {
     0,
   );
   assertEquals((await run("docker", ["cp", app, `${container}:/opt/claudius/app`])).code, 0);
-  // The shim `deno install` writes: the run task's V8 flags and permissions, then the program.
+  // As the install's bin/claudius: the run task's V8 flags and permissions, then the program.
   const launcher =
     `#!/bin/sh\nDENO_DIR=/tmp/claudius-deno DENO_NO_UPDATE_CHECK=1 exec /opt/claudius/deno run ` +
     `${runFlags().join(" ")} /opt/claudius/app/main.js "$@"\n`;
