@@ -7,12 +7,13 @@
  */
 import { parseDotEnv } from "./src/lib/python/dotenv.ts";
 import { NotUtf8Error, readUtf8File } from "./src/lib/text_file.ts";
+import { DOTENV_MAX_BYTES } from "./src/lib/python/dotenv.ts";
 import { dispatch } from "./src/cli/commands.ts";
 import { UsageError } from "./src/lib/flags.ts";
 import { ConfigError } from "./src/core/errors.ts";
 import { redactText, secretValues } from "./src/core/redact.ts";
 import { escapeControls } from "./src/lib/safe_text.ts";
-import { type Host, PROJECT_ENV_REFUSED } from "./src/core/host.ts";
+import { type Host, projectEnvAllows } from "./src/core/host.ts";
 import {
   type Face,
   FACE_VARIABLE,
@@ -41,11 +42,12 @@ function clip(message: string): string {
 }
 
 /**
- * The process environment, filled (never overridden) from ./.env, then the user config dir, then
- * upstream's global `.env` (`$MSWEA_GLOBAL_CONFIG_DIR/.env`, else `~/.config/mini-swe-agent/.env`),
- * each read as python-dotenv reads it (`${VAR}` expanded from what is set so far). The project's
- * ./.env does not choose programs or config directories ({@link PROJECT_ENV_REFUSED}). Upstream's faces
- * read upstream's global `.env` only, as upstream does.
+ * The process environment, filled (never overridden) from the user config dir, then upstream's global
+ * `.env` (`$MSWEA_GLOBAL_CONFIG_DIR/.env`, else `~/.config/mini-swe-agent/.env`), then the project's
+ * ./.env, each read as python-dotenv reads it (`${VAR}` expanded from what is set so far). The
+ * project's ./.env comes last and sees nothing of the rest (`${VAR}` from its own lines only): it may
+ * hold keys nobody else set ({@link projectEnvAllows}), anything else it sets is refused in one line.
+ * Upstream's faces read upstream's global `.env` only, as upstream does.
  */
 async function hostEnvironment(face: Face): Promise<Record<string, string>> {
   const env = Deno.env.toObject();
@@ -54,7 +56,7 @@ async function hostEnvironment(face: Face): Promise<Record<string, string>> {
     let text: string;
     try {
       // A FIFO would block the start, a device (/dev/zero) fill the memory: files only, 1 MiB at most.
-      text = await readUtf8File(file, { regularOnly: true, maxBytes: 1 << 20 });
+      text = await readUtf8File(file, { regularOnly: true, maxBytes: DOTENV_MAX_BYTES });
     } catch (e) {
       // Python's load_dotenv refuses such a file too; read lossily, its values would reach every command.
       if (e instanceof NotUtf8Error) throw new ConfigError(`Cannot read ${file}: ${e.message}`);
@@ -62,30 +64,26 @@ async function hostEnvironment(face: Face): Promise<Record<string, string>> {
       return;
     }
     const refused: string[] = [];
-    for (const [k, v] of Object.entries(parseDotEnv(text, env))) {
+    for (const [k, v] of Object.entries(parseDotEnv(text, project ? {} : env))) {
       if (v.includes("\0")) {
         // No process environment holds one: every command would fail to start.
         throw new ConfigError(`Cannot use ${file}: the value of ${k} holds a NUL byte`);
       }
-      if (project && PROJECT_ENV_REFUSED.test(k)) refused.push(k);
+      if (project && !projectEnvAllows(k)) refused.push(k);
       else if (!(k in env)) env[k] = v;
     }
     if (refused.length) {
       err(
-        `warning: ${file} sets ${
-          refused.join(", ")
-        }: ignored (a project's .env may hold keys and settings, ` +
-          "not the programs claudius runs or its config directories; set them in your shell or " +
+        `warning: ${file} sets ${refused.join(", ")}: ignored (a project's .env may only hold keys, ` +
+          "names ending in _KEY or _TOKEN, and never replaces yours; set the others in your shell or " +
           "~/.config/claudius/.env)",
       );
     }
   };
-  if (!isUpstreamFace(face)) {
-    await fill(".env", true);
-    if (configHome) await fill(`${configHome}/claudius/.env`);
-  }
+  if (!isUpstreamFace(face) && configHome) await fill(`${configHome}/claudius/.env`);
   const upstreamDir = env.MSWEA_GLOBAL_CONFIG_DIR || (configHome ? `${configHome}/mini-swe-agent` : "");
   if (upstreamDir) await fill(`${upstreamDir}/.env`);
+  if (!isUpstreamFace(face)) await fill(".env", true);
   return env;
 }
 

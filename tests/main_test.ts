@@ -507,7 +507,7 @@ Deno.test("claudius records a template error of the first message in the traject
   }
 });
 
-Deno.test("claudius reads upstream's global .env after its own: ./.env, ~/.config/claudius/.env, then mini-swe-agent's", async () => {
+Deno.test("claudius reads upstream's global .env after its own: ~/.config/claudius/.env, then mini-swe-agent's, then ./.env's keys", async () => {
   const server = await startFakeServer(
     Array.from({ length: 4 }, () => ({ commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] })),
   );
@@ -534,8 +534,9 @@ Deno.test("claudius reads upstream's global .env after its own: ./.env, ~/.confi
     assertEquals(await model({ MSWEA_GLOBAL_CONFIG_DIR: `${dir}/global` }), "from-global-dir");
     await Deno.writeTextFile(`${config}/claudius/.env`, "MSWEA_MODEL_NAME=from-claudius\n");
     assertEquals(await model({ MSWEA_GLOBAL_CONFIG_DIR: `${dir}/global` }), "from-claudius");
+    // The project's ./.env comes last and sets keys only: the model stays the user's.
     await Deno.writeTextFile(`${dir}/.env`, "MSWEA_MODEL_NAME=from-cwd\n");
-    assertEquals(await model({}), "from-cwd");
+    assertEquals(await model({}), "from-claudius");
   } finally {
     await server.close();
   }

@@ -62,12 +62,25 @@ export const EXIT_CODES: Record<string, number> = {
   Terminated: 143,
 };
 
-/**
- * Variables a project's own `./.env` may not set: those that choose the programs claudius runs
- * (`*_EXECUTABLE`, `PAGER`, the dynamic loader's, git's, the engines' addresses and configs) or
- * where its configs come from (`MSWEA_CONFIG_DIR`, ...). A checked-out repository brings its
- * `.env`; it may hold keys and settings, never run code on the host through claudius. The user's
- * own files (`~/.config/claudius/.env`, upstream's global `.env`) and the shell may set them.
- */
-export const PROJECT_ENV_REFUSED: RegExp =
+/** Names that choose the programs claudius runs or where its configs come from. */
+const CHOOSES_PROGRAMS =
   /_EXECUTABLE$|^(MSWEA_(GLOBAL_)?CONFIG_DIR|PAGER|EDITOR|VISUAL|SHELL|BASH_ENV|ENV|PATH|IFS|HOME|TMPDIR)$|^(LD_|DYLD_|GIT_|DENO_|NODE_|PYTHON|XDG_|DOCKER_|CONTAINER|CONTAINERS_|PODMAN_|APPTAINER|SINGULARITY)/;
+
+/**
+ * Whether a project's own `./.env` may set `name`. A cloned repository brings its `.env`, and it may
+ * never widen where your credentials go, what may be spent or what runs on the host: it may hold
+ * credentials only, a name ending in `_KEY` or `_TOKEN` (every provider's key variable is one) that
+ * chooses no program. Everything else is refused: every provider's `*_BASE_URL` and `*_API_BASE`
+ * (your key would go to its server), the spending guards (`MSWEA_COST_TRACKING`,
+ * `LITELLM_MODEL_REGISTRY_PATH`, `MSWEA_GLOBAL_COST_LIMIT`), the model, the programs and config
+ * directories. The user's own files (`~/.config/claudius/.env`, upstream's global `.env`) and the
+ * shell may set anything.
+ * @example
+ * ```ts
+ * projectEnvAllows("OPENAI_API_KEY"); // true
+ * projectEnvAllows("OPENAI_BASE_URL"); // false
+ * ```
+ */
+export function projectEnvAllows(name: string): boolean {
+  return /_(KEY|TOKEN)$/.test(name) && !CHOOSES_PROGRAMS.test(name);
+}

@@ -44,9 +44,9 @@ async function trajectories(dir: string): Promise<string[]> {
 Deno.test("claudius under deno task works where the user stands: -c, --task-file, .env, runs/ and workspace/", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/my.yaml`, script(["pwd; echo $NEWCOMER_DOTENV"]));
+    await Deno.writeTextFile(`${dir}/my.yaml`, script(["pwd; echo ${#NEWCOMER_DOTENV_TOKEN} characters"]));
     await Deno.writeTextFile(`${dir}/task.md`, "Say where you are.");
-    await Deno.writeTextFile(`${dir}/.env`, "NEWCOMER_DOTENV=from-the-users-env\n");
+    await Deno.writeTextFile(`${dir}/.env`, "NEWCOMER_DOTENV_TOKEN=from-the-users-env\n");
     const env: Record<string, string> = { ...Deno.env.toObject(), NO_COLOR: "1" };
     delete env.INIT_CWD;
     const out = await new Deno.Command(Deno.execPath(), {
@@ -77,7 +77,7 @@ Deno.test("claudius under deno task works where the user stands: -c, --task-file
     const stamp = name.replace(/\.traj\.json$/, "");
     assertEquals(
       String(data.messages[3]?.extra?.raw_output),
-      `${dir}/workspace/${stamp}\nfrom-the-users-env\n`,
+      `${dir}/workspace/${stamp}\n18 characters\n`,
     );
     assertMatch(String(data.messages[1]?.content), /Say where you are\./);
     // Nothing landed in the checkout the task ran from.

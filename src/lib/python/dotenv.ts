@@ -9,6 +9,12 @@
  */
 import { SIMPLE_ESCAPES } from "./escapes.ts";
 
+/**
+ * The largest `.env` file claudius reads (a larger one is skipped with a warning: a device such as
+ * `/dev/zero` would fill the memory). What writes the global `.env` keeps it under this size.
+ */
+export const DOTENV_MAX_BYTES = 1 << 20;
+
 /** Python's Unicode whitespace without CR and LF (`[^\S\r\n]` in python-dotenv's patterns). */
 const H = "\\t\\v\\f\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 /** Python's `\s`. */

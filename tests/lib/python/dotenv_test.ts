@@ -5,6 +5,7 @@
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { parseDotEnv, setDotEnvKey, unsetDotEnvKey } from "../../../src/lib/python/dotenv.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
+import { startAnthropicServer } from "../../_support/anthropic_server.ts";
 import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
 
@@ -59,18 +60,20 @@ async function claudius(dir: string, args: string[], env: Record<string, string>
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
-Deno.test("claudius takes a variable from the real environment, else ./.env, else ~/.config/claudius/.env", async () => {
+Deno.test("claudius takes a variable from the real environment, else ~/.config/claudius/.env, never from ./.env", async () => {
   const server = await startFakeServer([SUBMIT, SUBMIT, SUBMIT]);
   try {
     const base = ["--base-url", server.url];
-    const dir = await sandbox({ "home/.config/claudius/.env": "MSWEA_MODEL_NAME=from-user # comment\n" });
+    const dir = await sandbox({ "home/.config/claudius/.env": "MSWEA_MODEL_NAME=from#user # comment\n" });
     assertEquals((await claudius(dir, base)).code, 0);
-    await Deno.writeTextFile(`${dir}/.env`, "MSWEA_MODEL_NAME=from#cwd\n");
-    assertEquals((await claudius(dir, base)).code, 0);
+    await Deno.writeTextFile(`${dir}/.env`, "MSWEA_MODEL_NAME=from-cwd\n");
+    const project = await claudius(dir, base);
+    assertEquals(project.code, 0, project.stderr);
+    assertMatch(project.stderr, /^warning: \.env sets MSWEA_MODEL_NAME: ignored/);
     assertEquals((await claudius(dir, base, { MSWEA_MODEL_NAME: "from-env" })).code, 0);
     assertEquals(server.requests.map((r) => (r.body as { model: string }).model), [
-      "from-user",
-      "from#cwd",
+      "from#user",
+      "from#user",
       "from-env",
     ]);
   } finally {
@@ -78,11 +81,11 @@ Deno.test("claudius takes a variable from the real environment, else ./.env, els
   }
 });
 
-Deno.test("claudius reads MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT from .env; a config key wins over it", async () => {
+Deno.test("claudius reads MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT from its .env; a config key wins over it", async () => {
   const fail: ScriptReply = { fault: "status", status: 500 };
   const server = await startFakeServer([fail, fail, fail]);
   try {
-    const dir = await sandbox({ ".env": "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT=1\n" });
+    const dir = await sandbox({ "home/.config/claudius/.env": "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT=1\n" });
     const args = ["-m", "m", "--base-url", server.url, "-c", "model.retry_base_delay=0"];
     const once = await claudius(dir, args);
     assertEquals(once.code, 1);
@@ -96,10 +99,10 @@ Deno.test("claudius reads MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT from .env; a conf
   }
 });
 
-Deno.test("claudius reads MSWEA_COST_TRACKING from .env: an unknown cost no longer stops a limited run", async () => {
+Deno.test("claudius reads MSWEA_COST_TRACKING from its .env: an unknown cost no longer stops a limited run", async () => {
   const server = await startFakeServer([{ commands: ["true"] }, SUBMIT]);
   try {
-    const dir = await sandbox({ ".env": "MSWEA_COST_TRACKING='ignore_errors'\n" });
+    const dir = await sandbox({ "home/.config/claudius/.env": "MSWEA_COST_TRACKING='ignore_errors'\n" });
     const r = await claudius(dir, ["-m", "m", "--base-url", server.url, "--cost-limit", "1"]);
     assertEquals(r.code, 0, r.stderr);
     assertEquals(server.requests.length, 2);
@@ -162,18 +165,27 @@ Deno.test("a project's ./.env cannot choose the programs claudius runs nor its c
   );
   const server = await startFakeServer([SUBMIT, SUBMIT]);
   try {
-    const local = await claudius(dir, ["--base-url", server.url, "-c", "default", "--cwd", `${dir}/work`]);
+    const local = await claudius(dir, [
+      "-m",
+      "m",
+      "--base-url",
+      server.url,
+      "-c",
+      "default",
+      "--cwd",
+      `${dir}/work`,
+    ]);
     assertEquals(local.code, 0, local.stderr);
     assertMatch(
       local.stderr,
-      /warning: \.env sets MSWEA_DOCKER_EXECUTABLE, MSWEA_CONFIG_DIR, PAGER, LD_PRELOAD: ignored/,
+      /warning: \.env sets MSWEA_DOCKER_EXECUTABLE, MSWEA_CONFIG_DIR, PAGER, LD_PRELOAD, MSWEA_MODEL_NAME: ignored/,
     );
     const info = (await readTrajectory(`${dir}/traj.json`)).data.info as {
       config: { agent: { step_limit: number }; model: { model_name: string } };
     };
     assertEquals(info.config.agent.step_limit, 1000, "-c default came from the project's MSWEA_CONFIG_DIR");
-    // A setting that chooses no program still comes from it.
-    assertEquals(info.config.model.model_name, "from-project");
+    // Nor anything else but keys.
+    assertEquals(info.config.model.model_name, "m");
     const docker = await claudius(dir, [
       "--base-url",
       server.url,
@@ -270,4 +282,84 @@ Deno.test("setDotEnvKey() and unsetDotEnvKey() edit a .env as python-dotenv's se
   assertEquals(parseDotEnv(setDotEnvKey(text, "A", "it's")).A, "it's");
   assertEquals(unsetDotEnvKey(text, "B"), "# keys\nA=1\nA=again\nC=3");
   assertEquals(unsetDotEnvKey(text, "Z"), undefined);
+});
+
+/** A home whose upstream global .env holds the user's key, base URLs and global cost limit. */
+function userHome(openai: string, anthropic: string): Promise<string> {
+  return sandbox({
+    "home/.config/mini-swe-agent/.env": `OPENAI_API_KEY=sk-user-0123456789\nOPENAI_BASE_URL=${openai}\n` +
+      `ANTHROPIC_BASE_URL=${anthropic}\nMSWEA_GLOBAL_COST_LIMIT=0.00001\n`,
+  });
+}
+
+Deno.test("a project's ./.env cannot send your key to its server: keys only, never yours replaced", async () => {
+  const legit = await startFakeServer([SUBMIT, {
+    commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT; echo $EXTRA_API_KEY"],
+  }]);
+  const attacker = await startFakeServer([SUBMIT, SUBMIT]);
+  const legitClaude = await startAnthropicServer([SUBMIT]);
+  const attackerClaude = await startAnthropicServer([SUBMIT]);
+  try {
+    const dir = await userHome(legit.url, legitClaude.url);
+    await Deno.writeTextFile(
+      `${dir}/.env`,
+      [
+        `OPENAI_BASE_URL=${attacker.url}`,
+        `OPENAI_API_BASE=${attacker.url}`,
+        `ANTHROPIC_BASE_URL=${attackerClaude.url}`,
+        `ANTHROPIC_API_BASE=${attackerClaude.url}`,
+        "OPENAI_API_KEY=sk-project-0123456789",
+        "EXTRA_API_KEY=from-project",
+        "MSWEA_MODEL_NAME=openai/the-project-s-pick",
+      ].join("\n"),
+    );
+    const free = ["-c", "model.cost_tracking=ignore_errors"];
+    const openai = await claudius(dir, ["-m", "openai/gpt-5-mini", ...free]);
+    const claude = await claudius(dir, ["-m", "anthropic/claude-sonnet-4-5", ...free], {
+      ANTHROPIC_API_KEY: "sk-ant-user-0123456789",
+    });
+    assertEquals([attacker.requests.length, attackerClaude.requests.length], [0, 0]);
+    assertEquals(legit.requests[0]?.headers.authorization, "Bearer sk-user-0123456789");
+    assertEquals(legitClaude.requests[0]?.headers["x-api-key"], "sk-ant-user-0123456789");
+    assertEquals([openai.code, claude.code], [0, 0], openai.stderr + claude.stderr);
+    assertMatch(
+      openai.stderr,
+      /^warning: \.env sets OPENAI_BASE_URL, OPENAI_API_BASE, ANTHROPIC_BASE_URL, ANTHROPIC_API_BASE, MSWEA_MODEL_NAME: ignored \(a project's \.env may only hold keys/,
+    );
+    // A key the project holds, and nobody else set, reaches the commands: keys are what it may set.
+    const keyRun = await claudius(dir, ["-m", "m", "--base-url", legit.url, ...free]);
+    assertEquals(keyRun.code, 0, keyRun.stderr);
+    assertEquals((await readTrajectory(`${dir}/traj.json`)).data.info.submission, "from-project\n");
+  } finally {
+    await Promise.all([legit.close(), attacker.close(), legitClaude.close(), attackerClaude.close()]);
+  }
+});
+
+Deno.test("a project's ./.env cannot lift your spending guards: cost tracking, prices, your global limit", async () => {
+  const dir = await userHome("http://127.0.0.1:9/v1", "http://127.0.0.1:9");
+  await Deno.writeTextFile(
+    `${dir}/zero.json`,
+    JSON.stringify({ m: { input_cost_per_token: 0, output_cost_per_token: 0 } }),
+  );
+  // Each with a fresh server: a cost that cannot be known ends the run after its call.
+  const spending = async (line: string, replies: ScriptReply[], extra: string[] = []) => {
+    await Deno.writeTextFile(`${dir}/.env`, `${line}\n`);
+    const server = await startFakeServer(replies);
+    try {
+      return await claudius(dir, ["-m", "m", "--base-url", server.url, "--cost-limit", "1", ...extra]);
+    } finally {
+      await server.close();
+    }
+  };
+  const tracking = await spending("MSWEA_COST_TRACKING=ignore_errors", [SUBMIT]);
+  assertEquals(tracking.code, 2, tracking.stderr);
+  assertMatch(tracking.stderr, /^warning: \.env sets MSWEA_COST_TRACKING: ignored/);
+  assertMatch(tracking.stderr, /Cannot enforce the cost limit/);
+  const registry = await spending(`LITELLM_MODEL_REGISTRY_PATH=${dir}/zero.json`, [SUBMIT]);
+  assertEquals(registry.code, 2, registry.stderr);
+  assertMatch(registry.stderr, /Cannot enforce the cost limit/);
+  const priced = ["-c", "model.input_cost_per_token=0.001", "-c", "model.output_cost_per_token=0"];
+  const global = await spending("MSWEA_GLOBAL_COST_LIMIT=1000", [{ commands: ["true"] }, SUBMIT], priced);
+  assertEquals(global.code, 1, global.stderr);
+  assertMatch(global.stderr, /Global cost\/call limit exceeded/);
 });
