@@ -112,6 +112,7 @@ Deno.test("claudius --agent-class interactive -y without a terminal sends upstre
       scenario.config,
       "-c",
       "environment.timeout=2",
+      "--create-cwd",
       "--cwd",
       cwd,
       "--agent-class",

@@ -309,7 +309,17 @@ for (const [signal, code, status] of SIGNALS) {
       commands: ["(sleep 1.5; touch late-marker) & echo started; sleep 30"],
     }]);
     try {
-      const s = await spawn(["--task", "t", "-m", "m", "--base-url", server.url, "--cwd", "workspace"]);
+      const s = await spawn([
+        "--task",
+        "t",
+        "-m",
+        "m",
+        "--base-url",
+        server.url,
+        "--create-cwd",
+        "--cwd",
+        "workspace",
+      ]);
       await waitFor(() => server.requests.length === 1);
       await new Promise((r) => setTimeout(r, 500));
       s.child.kill(signal);
@@ -340,7 +350,7 @@ Deno.test("claudius in a terminal that closes (SIGHUP, stderr gone) records Hang
       .output();
   const replies = JSON.stringify([{ commands: ["(sleep 1.5; touch late) & touch started; sleep 30"] }]);
   const argv = [Deno.execPath(), "run", ...PERMS, MAIN, "--task", "t", "--model-class", "scripted", "-v"];
-  argv.push("--cwd", "workspace");
+  argv.push("--create-cwd", "--cwd", "workspace");
   const line = [...argv, "-c", `model.replies=${replies}`, "-o", `${dir}/t.json`]
     .map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const started = await tmux("new-session", "-d", "-c", dir, `exec ${line}`);
@@ -419,7 +429,17 @@ for (
       { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
     ]);
     try {
-      const r = await runCli(["--task", "t", "-m", "m", "--base-url", server.url, "--cwd", "ws"]);
+      const r = await runCli([
+        "--task",
+        "t",
+        "-m",
+        "m",
+        "--base-url",
+        server.url,
+        "--create-cwd",
+        "--cwd",
+        "ws",
+      ]);
       assertEquals(r.code, 0, r.stderr);
       const moved = /it goes on in (\S+)\n/.exec(r.stderr)?.[1];
       assert(moved && moved.endsWith(".traj.json"), r.stderr);
@@ -616,6 +636,7 @@ Deno.test("claudius refuses an unusable output path before the first model call 
         server.url,
         "-o",
         output,
+        "--create-cwd",
         "--cwd",
         "workspace",
       ]);
@@ -790,6 +811,7 @@ Deno.test("claudius refuses a device or /proc path in one line naming it, exit 2
     "scripted",
     "-c",
     `model.replies=${replies}`,
+    "--create-cwd",
     "--cwd",
     "/dev/shm/claudius-x",
   ]);

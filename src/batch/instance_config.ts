@@ -32,7 +32,10 @@ export function instanceConfig(base: ResolvedConfig, instance: Instance, outDir:
     else env.image = swebenchImageName(instance);
   }
   if (typeof env.cwd === "string" && env.cwd !== "") render("environment", "cwd");
-  else if (cls === "local" || cls === "bubblewrap") env.cwd = `${outDir}/${instance.instance_id}/workspace`;
+  else if (cls === "local" || cls === "bubblewrap") {
+    env.cwd = `${outDir}/${instance.instance_id}/workspace`;
+    config.run.create_cwd = true; // the batch's own directory
+  }
   render("run", "env_startup_command");
   render("model", "script");
   return config;

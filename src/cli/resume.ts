@@ -7,7 +7,7 @@ import { sameFile } from "../lib/files.ts";
 import { readUtf8File } from "../lib/text_file.ts";
 import { errorMessage } from "../lib/errors.ts";
 import { RUNS_DIR, UsageError } from "./run_flags.ts";
-import { shownPath } from "./summary.ts";
+import { shownPath } from "../lib/safe_text.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { resolvePath } from "../lib/files.ts";
@@ -126,11 +126,14 @@ async function resumeHeld(
   }
   if (!restarted) {
     // Local and bubblewrap go on in the directory as it was left: without it the history is fiction.
+    // Only this command line's --create-cwd goes on in a new one (the recorded run's says nothing).
     const dir = resolvePath(String(config.environment.cwd || "workspace"), host.cwd);
-    if (!(await Deno.stat(dir).then((s) => s.isDirectory, () => false))) {
+    const create = flags.overrides.run?.create_cwd === true;
+    config.run.create_cwd = create;
+    if (!create && !(await Deno.stat(dir).then((s) => s.isDirectory, () => false))) {
       throw new UsageError(
         `Cannot resume ${path}: its working directory ${dir} no longer exists, so the files the run made ` +
-          "are gone; restore it, name another with --cwd DIR, or create it empty to go on anyway",
+          "are gone; restore it, name another with --cwd DIR, or pass --create-cwd to go on in an empty one",
       );
     }
   }

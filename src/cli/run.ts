@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { dirname, join } from "node:path";
 import { readUtf8File } from "../lib/text_file.ts";
 import {
   RUN_FLAGS,
@@ -41,11 +42,31 @@ function timestamp(): string {
 /**
  * A local or bubblewrap run that no config or flag gives a working directory works in a new one of its
  * own, `workspace/<run time>/` (the trajectory's name), so it never sees the files of the run before.
+ * Started inside a git repository, where a person means the repository more often than not, it is
+ * refused unless `--create-cwd` asks for the new directory: the model would work in an empty one.
+ * @throws {UsageError} inside a git repository without `--create-cwd`
  */
-function freshWorkspace(config: ResolvedConfig, stamp: string): void {
+async function freshWorkspace(config: ResolvedConfig, stamp: string, cwd: string): Promise<void> {
   const env = config.environment;
   const cls = env.environment_class;
-  if ((cls === "local" || cls === "bubblewrap") && !env.cwd) env.cwd = `${WORKSPACE_DIR}/${stamp}`;
+  if ((cls !== "local" && cls !== "bubblewrap") || env.cwd) return;
+  const repository = config.run.create_cwd === true ? undefined : await enclosingRepository(cwd);
+  if (repository !== undefined) {
+    throw new UsageError(
+      `${repository} is a git repository, and claudius works in a new empty ./${WORKSPACE_DIR}/<run time>/ ` +
+        "unless told: pass --cwd . to work on the repository, or --create-cwd for the new directory",
+    );
+  }
+  env.cwd = `${WORKSPACE_DIR}/${stamp}`;
+  config.run.create_cwd = true;
+}
+
+/** The work tree `dir` is in (the nearest directory up that holds `.git`), if any. */
+async function enclosingRepository(dir: string): Promise<string | undefined> {
+  for (let d = dir, up = dirname(d);; d = up, up = dirname(d)) {
+    if (await Deno.lstat(join(d, ".git")).then(() => true, () => false)) return d;
+    if (up === d) return undefined;
+  }
 }
 
 /** The flags of a single run. */
@@ -87,6 +108,8 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
   );
   const interactive = config.agent.agent_class === "interactive";
   refuseUnasked(config, sources, canAsk);
+  const stamp = timestamp();
+  await freshWorkspace(config, stamp, host.cwd);
 
   let task = flags.task;
   if (flags.taskFile !== undefined) {
@@ -122,8 +145,6 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
       : "run.task";
     throw new UsageError(`The task is empty (${from}): nothing to ask the model`);
   }
-  const stamp = timestamp();
-  freshWorkspace(config, stamp);
   const outputPath = flags.output ?? config.agent.output_path ?? `${RUNS_DIR}/${stamp}.traj.json`;
   const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
   return await runWithSignals(config, { task, outputPath, newFile }, flags, host, session);
@@ -187,10 +208,13 @@ export async function runWithSignals(
       cwd: host.cwd,
       modules: MODULES,
       watch: {
-        environment: (e) => (env = e),
+        environment: (e) => {
+          env = e;
+          display.environment(e);
+        },
         message: (m) => {
           stepped ||= m.role === "assistant" || m.extra?.interrupt_type === "FormatError";
-          display.message?.(m);
+          display.message(m);
         },
       },
     };

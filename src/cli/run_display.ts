@@ -8,18 +8,37 @@
  */
 import type { ResolvedConfig } from "../core/config/load.ts";
 import type { Host } from "../core/host.ts";
-import type { Message, StreamSink } from "../core/types.ts";
+import type { Environment, Message, StreamSink } from "../core/types.ts";
+import { resolve } from "node:path";
 import { resolvePath } from "../lib/files.ts";
 import { VerboseDisplay } from "./display.ts";
 import { Progress } from "./progress.ts";
 import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
+import { shownPath } from "../lib/safe_text.ts";
+
+/**
+ * Where an environment runs commands, in words: `workspace/x (local)`, `/testbed in a docker container
+ * of python:3.12`.
+ */
+export function whereCommandsRun(cls: string, env: Environment, cwd: string): string {
+  const dir = typeof env.config.cwd === "string" && env.config.cwd !== "" ? env.config.cwd : "/";
+  if (cls === "local" || cls === "bubblewrap") return `${shownPath(resolve(cwd, dir), cwd)} (${cls})`;
+  const image = typeof env.config.image === "string" ? ` of ${env.config.image}` : "";
+  const container = cls === "singularity" ? "a singularity sandbox" : `a ${cls} container`;
+  return `${dir} in ${container}${image}`;
+}
 
 /** How the run is shown. */
 export interface RunDisplay {
-  /** Receives every message as it is appended (undefined: nothing to show while it runs). */
-  message?: (m: Message) => void;
+  /**
+   * Receives every message as it is appended: the first is preceded by where commands run (the
+   * run's first line, once the environment has started).
+   */
+  message: (m: Message) => void;
   /** Receives a streamed reply as it arrives (`-v` with `model.stream`). */
   stream?: StreamSink;
+  /** The environment was built: where commands will run. */
+  environment(env: Environment): void;
   /** The end of the run: `status` is its exit status (the error's name when it failed). */
   summary(status: string, note: string, outputPath: string): Promise<void>;
 }
@@ -52,11 +71,20 @@ export function runDisplay(
       message = (m) => progress.message(m);
     }
   }
-  const env = config.environment;
-  const local = env.environment_class === "local" || env.environment_class === "bubblewrap";
+  const cls = String(config.environment.environment_class);
+  let where: string | undefined;
+  let begun = false;
   return {
-    ...(message ? { message } : {}),
+    message: (m) => {
+      // An exit message first: the run ended before its first step (a startup command failed).
+      if (!begun && where && !flags.quiet && m.role !== "exit") {
+        log(`claudius: commands run in ${where}`);
+      }
+      begun = true;
+      message?.(m);
+    },
     ...(stream ? { stream } : {}),
+    environment: (env) => (where = whereCommandsRun(cls, env, host.cwd)),
     summary: async (status, note, outputPath) => {
       if (flags.quiet) return;
       const { summaryLines } = await import("./summary.ts");
@@ -65,7 +93,7 @@ export function runDisplay(
         note,
         trajectory: resolvePath(outputPath, host.cwd),
         cwd: host.cwd,
-        ...(local ? { workspace: resolvePath(String(env.cwd || "workspace"), host.cwd) } : {}),
+        ...(where ? { where } : {}),
         runsDir: resolvePath(RUNS_DIR, host.cwd),
         terminal,
         color,

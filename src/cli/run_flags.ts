@@ -71,8 +71,15 @@ export const EPISODE_FLAGS = {
     value: "DIR",
     key: "environment.cwd",
     complete: "dir",
-    doc: "the working directory, created (local: default a new ./workspace/<run time>/ each run; " +
-      "--cwd . works here)",
+    doc: "the working directory, which must exist (local: default a new ./workspace/<run time>/ each " +
+      "run, not inside a git repository; --cwd . works here)",
+  }),
+  "create-cwd": flag({
+    type: "boolean",
+    key: "run.create_cwd",
+    sets: true,
+    doc: "create the working directory --cwd names; without --cwd, work in a new ./workspace/<run time>/ " +
+      "also inside a git repository",
   }),
   "step-limit": flag({
     type: "int",
@@ -181,7 +188,8 @@ export const RUN_SPEC: CommandSpec<typeof RUN_FLAGS> = {
     ],
     [
       "claudius -m openai/gpt-5-mini --cwd . -t 'fix the failing test'",
-      "a real run in this directory (OPENAI_API_KEY); without --cwd, in a new ./workspace/<run time>/",
+      "a real run in this directory (OPENAI_API_KEY); without --cwd, in a new ./workspace/<run time>/ " +
+      "(outside a git repository)",
     ],
     ["claudius", "at a terminal: asks for the task, confirms each command"],
   ],

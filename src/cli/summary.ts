@@ -7,7 +7,7 @@
  */
 import { loadTrajectory } from "../tools/trajectories/load_trajectory.ts";
 import { fmtCost, fmtCount, fmtSeconds } from "../lib/table.ts";
-import { escapeControls } from "../lib/safe_text.ts";
+import { shownPath } from "../lib/safe_text.ts";
 
 /** What the summary is about. */
 export interface SummaryInput {
@@ -18,20 +18,13 @@ export interface SummaryInput {
   trajectory: string;
   /** The host's working directory (paths under it are shown relative to it). */
   cwd: string;
-  /** The working directory the commands ran in, when it is on this machine. */
-  workspace?: string;
+  /** Where the commands ran, in words (see `whereCommandsRun`). */
+  where?: string;
   /** The directory single runs save to (`<cwd>/runs`): there, `resume --last` finds the run. */
   runsDir: string;
   /** A block for a terminal (coloured when `color`), else one line. */
   terminal: boolean;
   color: boolean;
-}
-
-/** A path as the user would type it: relative to `cwd` when under it, quoted for the shell when needed. */
-export function shownPath(path: string, cwd: string): string {
-  const relative = path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
-  const shown = escapeControls(relative);
-  return /^[\w@%+=:,./-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", `'\\''`)}'`;
 }
 
 const STATUS_COLOUR: Record<string, string> = { Submitted: "32", LimitsExceeded: "33", TimeExceeded: "33" };
@@ -60,14 +53,15 @@ export async function summaryLines(input: SummaryInput): Promise<string[]> {
   const status = `${input.status}${input.note ?? ""}`;
   if (!input.terminal) {
     const more = figures.length ? ` (${figures.join(", ")})` : "";
-    return [`claudius: ${status}; trajectory saved to ${path}${more}`];
+    const ran = input.where ? `; commands ran in ${input.where}` : "";
+    return [`claudius: ${status}; trajectory saved to ${path}${more}${ran}`];
   }
   const paint = (code: string, text: string) => (input.color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const colour = STATUS_COLOUR[input.status] ?? "31";
   const lines = [
     `claudius: ${paint(`1;${colour}`, status)}${figures.map((f) => ` · ${f}`).join("")}`,
     `  trajectory  ${path}`,
-    ...(input.workspace ? [`  workspace   ${shownPath(input.workspace, input.cwd)}`] : []),
+    ...(input.where ? [`  ran in      ${input.where}`] : []),
   ];
   const next = [`claudius inspect ${path}`, `claudius stats ${path}`];
   if (input.status !== "Submitted") {

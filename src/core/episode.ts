@@ -43,6 +43,13 @@ export const RUN_KEYS = {
       "of the working directory against HEAD with every file staged (untracked included, `.gitignore` " +
       "respected) in a throwaway index, so the repository is untouched.",
   },
+  create_cwd: {
+    type: "bool",
+    default: false,
+    doc: "Create a local or bubblewrap working directory (`environment.cwd`, `--cwd`) that does not exist " +
+      "(`--create-cwd`); else such a directory is refused before the first call, naming it. claudius's own " +
+      "new `./workspace/<run time>/` and a batch's `<out>/<id>/workspace` are always created.",
+  },
   atif_path: {
     type: "string",
     doc: "Also keep the trajectory as ATIF v1.7 (see Reading runs) at this path, rewritten whole through a " +
@@ -208,7 +215,11 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const model = await makeModel(config.model, costLimit, modelDeps, plug.resume?.initial.nCalls);
   deps.watch?.model?.(model);
   const env = deps.environment ??
-    await makeEnvironment(config.environment, deps, own.wall_time_limit_seconds);
+    await makeEnvironment(
+      config.environment,
+      { ...deps, createCwd: config.run.create_cwd === true },
+      own.wall_time_limit_seconds,
+    );
   deps.watch?.environment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, {
     ...(episode.top ? { top: episode.top } : {}),

@@ -54,3 +54,10 @@ export function escapeLine(text: string): string {
   const escaped = escapeControls(text);
   return /[\n\t]/.test(escaped) ? escaped.replaceAll("\n", "\\n").replaceAll("\t", "\\t") : escaped;
 }
+
+/** A path as the user would type it: relative to `cwd` when under it, quoted for the shell when needed. */
+export function shownPath(path: string, cwd: string): string {
+  const relative = path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path;
+  const shown = escapeControls(relative);
+  return /^[\w@%+=:,./-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", `'\\''`)}'`;
+}

@@ -122,6 +122,7 @@ export function claudius(
       url,
       "-o",
       `${dir}/traj.json`,
+      "--create-cwd",
       "--cwd",
       `${dir}/ws`,
       ...(opts.args ?? []),

@@ -144,6 +144,7 @@ export async function profileRun(
         server.url,
         "-o",
         `${dir}/traj.json`,
+        "--create-cwd",
         "--cwd",
         `${dir}/ws`,
       ]),

@@ -86,6 +86,7 @@ Deno.test("claudius replay of claudius's runs of the conformance scenarios gives
         golden.config.replace(/\.yaml$/, ""),
         "-c",
         "environment.timeout=2",
+        "--create-cwd",
         "--cwd",
         `${dir}/ws`,
         "-o",

@@ -62,6 +62,7 @@ Deno.test("claudius resume refuses a local run whose working directory is gone, 
       replies,
       "--step-limit",
       "1",
+      "--create-cwd",
       "--cwd",
       "ws",
       "-o",
@@ -80,7 +81,7 @@ Deno.test("claudius resume refuses a local run whose working directory is gone, 
   );
   assertEquals(await Deno.stat(`${dir}/t.resume1.json`).then(() => true, () => false), false);
   await Deno.mkdir(`${dir}/moved`);
-  const moved = await claudius(["resume", "t.json", ...more, "--cwd", "moved"], dir);
+  const moved = await claudius(["resume", "t.json", ...more, "--create-cwd", "--cwd", "moved"], dir);
   assertEquals(moved.code, 3, moved.stderr);
 });
 
@@ -98,6 +99,7 @@ Deno.test("claudius resume refuses a trajectory that a live run is still writing
       "scripted",
       "-c",
       replies,
+      "--create-cwd",
       "--cwd",
       "ws",
       "-o",
@@ -128,7 +130,7 @@ Deno.test("claudius resume refuses --patch or run.atif_path naming the trajector
   const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
   const replies =
     'model.replies=[{"commands":["echo a > f"]},{"commands":["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
-  const args = ["--model-class", "scripted", "-c", replies, "--cwd", "ws"];
+  const args = ["--model-class", "scripted", "-c", replies, "--create-cwd", "--cwd", "ws"];
   assertEquals((await claudius(["-t", "t", ...args, "--step-limit", "1", "-o", "t.json"], dir)).code, 3);
   const before = await Deno.readFile(`${dir}/t.json`);
   const r = await claudius(["resume", "t.json", "--step-limit", "3", "--patch", "./t.json"], dir);

@@ -66,6 +66,7 @@ const runArgs = (url: string, ...more: string[]) => [
   "test-model",
   "--base-url",
   url,
+  "--create-cwd",
   "--cwd",
   "ws",
   "-o",
@@ -310,7 +311,7 @@ Deno.test({
   ignore: !engine && !inCI,
   fn: async () => {
     const dir = await Deno.makeTempDir({ dir: DIR });
-    const docker = ["--env", "docker", "--image", TINY, "--cwd", "/work"];
+    const docker = ["--env", "docker", "--image", TINY, "--create-cwd", "--cwd", "/work"];
     const first = await startFakeServer([reply(1, "echo data > f.txt")]);
     try {
       const r = await cli([

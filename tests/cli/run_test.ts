@@ -113,6 +113,7 @@ Deno.test("claudius runs each get a fresh workspace/<run time>/ named as their t
       "write.yaml",
       "-t",
       "t",
+      "--create-cwd",
       "--cwd",
       "mine",
       "-o",
@@ -120,7 +121,7 @@ Deno.test("claudius runs each get a fresh workspace/<run time>/ named as their t
     ]);
     assertEquals(here.code, 0, here.stderr);
     assert((await Deno.stat(`${dir}/mine/left-behind`)).isFile);
-    await Deno.writeTextFile(`${dir}/cwd.yaml`, "environment:\n  cwd: shared\n");
+    await Deno.writeTextFile(`${dir}/cwd.yaml`, "environment:\n  cwd: shared\nrun:\n  create_cwd: true\n");
     const config = await claudius(dir, [
       "-c",
       "default",
@@ -147,25 +148,72 @@ Deno.test("claudius in a log shows one line per command and ends with one summar
     const r = await claudius(dir, ["-c", "default", "-c", "s.yaml", "-t", "t"]);
     assertEquals(r.code, 0, r.stderr);
     const [name] = await trajectories(dir);
+    const stamp = name!.replace(/\.traj\.json$/, "");
     const lines = r.stderr.trimEnd().split("\n").filter((l) => !l.startsWith("note: -c default"));
-    assertEquals(lines.slice(0, 4), [
+    assertEquals(lines.slice(0, 5), [
+      `claudius: commands run in workspace/${stamp} (local)`,
       "step 1 · $ printf 'a\\nb\\n' · rc 0 · 2 lines",
       "step 1 · $ exit 3 · rc 3 · no output",
       "step 2 · $ true · rc 0 · no output",
       "step 3 · submitted",
     ]);
     assertMatch(
-      lines[4]!,
+      lines[5]!,
       new RegExp(
         `^claudius: Submitted; trajectory saved to runs/${name!.replaceAll(".", "\\.")} \\(3 steps, \\$0, `,
       ),
     );
-    assertEquals(lines.length, 5);
+    assert(lines[5]!.endsWith(`; commands ran in workspace/${stamp} (local)`), lines[5]);
+    assertEquals(lines.length, 6);
     const quiet = await claudius(dir, ["-c", "default", "-c", "s.yaml", "-t", "t", "-q"]);
     assertEquals([quiet.code, quiet.stderr.replace(/^note: -c default.*\n/, "")], [0, ""]);
     const both = await claudius(dir, ["-q", "-v", "-t", "t"]);
     assertEquals(both.code, 2);
     assertMatch(both.stderr, /-q \(--quiet\) and -v \(--verbose\) cannot be used together/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("claudius says where commands run first and last; inside a git repository it needs --cwd . or --create-cwd; a missing --cwd is refused", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/s.yaml`, script(["ls"]));
+    const git = await new Deno.Command("git", { args: ["init", "-q", dir] }).output();
+    assert(git.success);
+    await Deno.writeTextFile(`${dir}/mine.txt`, "the repository's file\n");
+    const base = ["-c", "default", "-c", "s.yaml", "-t", "t"];
+    // Inside a repository: no new empty directory without a word, nothing spent.
+    const refused = await claudius(dir, base);
+    assertEquals(refused.code, 2, refused.stderr);
+    assertMatch(
+      refused.stderr,
+      new RegExp(
+        `^error: ${dir} is a git repository, and claudius works in a new empty \\./workspace/<run time>/ ` +
+          "unless told: pass --cwd \\. to work on the repository, or --create-cwd for the new directory$",
+        "m",
+      ),
+    );
+    assertEquals(await trajectories(dir), []);
+    const inRepo = await claudius(`${dir}`, [...base, "--cwd", "."]);
+    assertEquals(inRepo.code, 0, inRepo.stderr);
+    assert(inRepo.stderr.includes(`claudius: commands run in ${dir} (local)\n`), inRepo.stderr);
+    assertMatch(inRepo.stderr, new RegExp(`; commands ran in ${dir} \\(local\\)\n$`));
+    const [first] = await trajectories(dir);
+    const { data } = await readTrajectory(`${dir}/runs/${first}`);
+    assertMatch(String(data.messages[3]?.content), /mine\.txt/);
+    const fresh = await claudius(`${dir}`, [...base, "--create-cwd", "-q"]);
+    assertEquals(fresh.code, 0, fresh.stderr);
+    assertEquals((await trajectories(dir)).length, 2);
+    // A mistyped --cwd: refused in one line naming it, unless asked to create it.
+    const typo = await claudius(dir, [...base, "--cwd", "mien"]);
+    assertEquals(typo.code, 2, typo.stderr);
+    assertEquals(
+      typo.stderr.replace(/^note: -c default.*\n/, ""),
+      `error: Cannot use environment.cwd '${dir}/mien': it does not exist; check the path (--cwd DIR), or pass ` +
+        "--create-cwd to create it\n",
+    );
+    assertEquals((await trajectories(dir)).length, 2);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

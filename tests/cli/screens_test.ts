@@ -56,6 +56,7 @@ Deno.test("claudius at an 80-column terminal: each step, its result line, the su
     assert(stamp, run);
     const lines = linesOf(run);
     const from = lines.findIndex((l) => l === "step 1");
+    assertEquals(lines[from - 1], `claudius: commands run in workspace/${stamp} (local)`);
     assertEquals(lines.slice(from, from + 14), [
       "step 1",
       "  $ ls -la",
@@ -78,7 +79,7 @@ Deno.test("claudius at an 80-column terminal: each step, its result line, the su
       /^claudius: LimitsExceeded · 4 steps · \$0 · \d+ tokens in, \d+ out · [\d.]+s$/,
     );
     assertEquals(lines.slice(from + 14, from + 18), [
-      `  workspace   workspace/${stamp}`,
+      `  ran in      workspace/${stamp} (local)`,
       `  next: claudius inspect runs/${stamp}.traj.json`,
       `        claudius stats runs/${stamp}.traj.json`,
       "        claudius resume --last",

@@ -60,6 +60,7 @@ for (
           golden.config.replace(/\.yaml$/, ""),
           "-c",
           "environment.timeout=2",
+          "--create-cwd",
           "--cwd",
           cwd,
           "-o",

@@ -57,7 +57,17 @@ function claudius(cwd: string, patch: string, env: Record<string, string>): Run 
   const replies = JSON.stringify([{ commands: ["cat .edit >> t.txt; rm .edit"] }]);
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, "--task", "t", "--model-class", "scripted", "-c", `model.replies=${replies}`]
-      .concat(["--step-limit", "1", "-o", `${cwd}.traj.json`, "--cwd", cwd, "--patch", patch]),
+      .concat([
+        "--step-limit",
+        "1",
+        "-o",
+        `${cwd}.traj.json`,
+        "--create-cwd",
+        "--cwd",
+        cwd,
+        "--patch",
+        patch,
+      ]),
     env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "null",

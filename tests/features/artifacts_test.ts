@@ -291,7 +291,7 @@ for (const env of ["local", "bubblewrap"]) {
       `git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm init`,
       `${dir}/repo`,
     );
-    const r = await runWithPatch(["--env", env, "--cwd", "repo"], dir);
+    const r = await runWithPatch(["--env", env, "--create-cwd", "--cwd", "repo"], dir);
     assertEquals(r.code, 3, r.stderr); // LimitsExceeded: the patch is taken whatever the ending
     const patch = await Deno.readTextFile(`${dir}/out/fix.patch`);
     assertMatch(patch, /^diff --git a\/n\.txt b\/n\.txt\nnew file[^]*\+new\n/);
@@ -312,7 +312,7 @@ for (const env of ["local", "bubblewrap"]) {
     // The trajectory, its ATIF copy and the patch inside the tree, one of them by another spelling.
     const paths = ["-o", "runs/t.traj.json", "--patch", `../${repo.split("/").pop()}/fix.patch`];
     const r = await runWithPatch(
-      ["--env", env, "--cwd", ".", "-c", "run.atif_path=t.atif.json"],
+      ["--env", env, "--create-cwd", "--cwd", ".", "-c", "run.atif_path=t.atif.json"],
       repo,
       paths,
     );
@@ -320,7 +320,7 @@ for (const env of ["local", "bubblewrap"]) {
     const patch = await Deno.readTextFile(`${repo}/fix.patch`);
     assertEquals(patched(patch), ["n.txt", "tracked.txt"]);
     // A second run leaves out the patch it replaces; the first run's trajectory is the tree's now.
-    const again = await runWithPatch(["--env", env, "--cwd", "."], repo, [
+    const again = await runWithPatch(["--env", env, "--create-cwd", "--cwd", "."], repo, [
       "-o",
       "t2.traj.json",
       "--patch",
@@ -339,7 +339,7 @@ for (const env of ["local", "bubblewrap"]) {
 Deno.test("claudius --patch outside a git repository: one line, no file, the exit code of the run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
   await Deno.mkdir(`${dir}/plain`);
-  const r = await runWithPatch(["--cwd", "plain"], dir);
+  const r = await runWithPatch(["--create-cwd", "--cwd", "plain"], dir);
   assertEquals(r.code, 3, r.stderr);
   assert(r.stderr.includes(`No patch saved: ${dir}/plain is not a git repository\n`), r.stderr);
   assert(!r.stderr.includes("warning"), r.stderr);
@@ -355,6 +355,7 @@ dockerTest("claudius --patch FILE takes the diff inside the container (docker)",
     "docker",
     "--image",
     DEBIAN,
+    "--create-cwd",
     "--cwd",
     "/repo",
     "-c",
@@ -385,6 +386,7 @@ dockerTest(
         "docker",
         "--image",
         DEBIAN,
+        "--create-cwd",
         "--cwd",
         "/repo",
         "-c",
@@ -394,6 +396,10 @@ dockerTest(
       ["-o", "repo/runs/t.traj.json", "--patch", "repo/fix.patch"],
     );
     assertEquals(r.code, 3, r.stderr);
+    assert(
+      r.stderr.includes(`claudius: commands run in /repo in a docker container of ${DEBIAN}\n`),
+      r.stderr,
+    );
     assertEquals(patched(await Deno.readTextFile(`${dir}/repo/fix.patch`)), ["n.txt", "tracked.txt"]);
   },
   true,

@@ -122,6 +122,8 @@ export interface EnvironmentDeps {
   runId: string;
   /** Engine address for container environments. */
   dockerHost?: string;
+  /** Create a local or bubblewrap working directory that does not exist (`run.create_cwd`). */
+  createCwd?: boolean;
 }
 
 /**
@@ -136,12 +138,24 @@ export async function makeEnvironment(
 ): Promise<Environment> {
   const { environment_class: cls = DEFAULT_ENVIRONMENT_CLASS, ...own } = config;
   if (cls === "local" || cls === "bubblewrap") {
-    // Host-side working directory: relative to where claudius runs, `./workspace` by default, created.
+    // Host-side working directory: relative to where claudius runs; `./workspace` when unset. A
+    // configured one is created only when asked (a mistyped --cwd would be a new empty directory the
+    // model works in without a word).
     const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
-    await Deno.mkdir(cwd, { recursive: true }).catch((e) => {
-      const why = e instanceof Deno.errors.AlreadyExists ? "it is a file" : `cannot create it: ${e.message}`;
-      throw new ConfigError(`Cannot use environment.cwd '${cwd}': ${why}; give a directory (--cwd DIR)`);
-    });
+    const cannot = (why: string, fix = "give a directory (--cwd DIR)") =>
+      new ConfigError(`Cannot use environment.cwd '${cwd}': ${why}; ${fix}`);
+    const found = await Deno.stat(cwd).catch(() => undefined);
+    if (found && !found.isDirectory) throw cannot("it is a file");
+    if (!found && own.cwd && !deps.createCwd) {
+      throw cannot("it does not exist", "check the path (--cwd DIR), or pass --create-cwd to create it");
+    }
+    if (!found) {
+      await Deno.mkdir(cwd, { recursive: true }).catch((e) => {
+        throw cannot(
+          e instanceof Deno.errors.AlreadyExists ? "it is a file" : `cannot create it: ${e.message}`,
+        );
+      });
+    }
     own.cwd = cwd;
   }
   switch (cls) {

@@ -238,6 +238,7 @@ Deno.test("claudius killed by SIGKILL leaves no command running: the running one
       .concat([
         "-c",
         `model.replies=[{"commands":[${JSON.stringify(command)}]}]`,
+        "--create-cwd",
         "--cwd",
         "ws",
         "-o",

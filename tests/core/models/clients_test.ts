@@ -58,7 +58,7 @@ Deno.test("claudius with upstream's litellm class and an anthropic/ model runs o
         "-A",
         new URL("../../../main.ts", import.meta.url).pathname,
         ...["-t", "t", "-m", "anthropic/claude-sonnet-4-5-20250929", "-c", "model.model_class=litellm"],
-        ...["--cwd", `${dir}/ws`, "-o", `${dir}/t.traj.json`],
+        ...["--create-cwd", "--cwd", `${dir}/ws`, "-o", `${dir}/t.traj.json`],
       ],
       env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, NO_COLOR: "1" },
       stdin: "null",

@@ -68,6 +68,7 @@ for (const [name, scenario] of Object.entries(golden.scenarios) as [string, Reco
             String(scenario.model_class),
             "--base-url",
             server.url,
+            "--create-cwd",
             "--cwd",
             cwd,
             "-o",

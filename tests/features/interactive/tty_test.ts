@@ -53,6 +53,7 @@ async function start(
       "test-model",
       "--base-url",
       server.url,
+      "--create-cwd",
       "--cwd",
       cwd,
       "-o",

@@ -28,6 +28,7 @@ async function cli(replies: ScriptReply[], args: string[]) {
         "test-model",
         "--base-url",
         server.url,
+        "--create-cwd",
         "--cwd",
         `${dir}/ws`,
         "-o",
@@ -205,7 +206,15 @@ Deno.test("compression and planning are refused with a Responses API class (they
     const dir = await Deno.makeTempDir({ prefix: "claudius-mech-cli-" });
     try {
       const args = ["run", "-A", MAIN, "--task", "t", "-m", "test-model", "--base-url", server.url];
-      args.push("--model-class", "openai_response", "--cwd", `${dir}/ws`, "-o", `${dir}/t.traj.json`);
+      args.push(
+        "--model-class",
+        "openai_response",
+        "--create-cwd",
+        "--cwd",
+        `${dir}/ws`,
+        "-o",
+        `${dir}/t.traj.json`,
+      );
       const out = await new Deno.Command(Deno.execPath(), {
         args: [...args, ...specs.flatMap((s) => ["-c", `mechanisms.${s}`])],
         env: { NO_COLOR: "1" },

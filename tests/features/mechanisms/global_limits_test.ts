@@ -16,7 +16,15 @@ async function limited(replies: ScriptReply[], callLimit: number, specs: string[
   const dir = await Deno.makeTempDir({ prefix: "claudius-mech-global-" });
   try {
     const args = ["run", "-A", MAIN, "--task", "Do the thing", "-m", "test-model", "--base-url", server.url];
-    args.push("--cwd", `${dir}/ws`, "-o", `${dir}/t.traj.json`, "-c", "model.cost_tracking=ignore_errors");
+    args.push(
+      "--create-cwd",
+      "--cwd",
+      `${dir}/ws`,
+      "-o",
+      `${dir}/t.traj.json`,
+      "-c",
+      "model.cost_tracking=ignore_errors",
+    );
     args.push(...specs.flatMap((s) => ["-c", `mechanisms.${s}`]));
     const out = await new Deno.Command(Deno.execPath(), {
       args,

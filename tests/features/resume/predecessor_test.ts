@@ -55,6 +55,7 @@ Deno.test("a resumed run carries the format-error streak, calls and cost over, a
     `model.replies=${replies}`,
     "agent.max_consecutive_format_errors=2",
     `environment.cwd=${dir}/ws`,
+    "run.create_cwd=true",
   ]);
   const first = await episode(cfg, `${dir}/a.traj.json`);
   assertEquals(first.result.exit_status, "RepeatedFormatError");

@@ -172,6 +172,7 @@ Deno.test("a project's ./.env cannot choose the programs claudius runs nor its c
       server.url,
       "-c",
       "default",
+      "--create-cwd",
       "--cwd",
       `${dir}/work`,
     ]);

@@ -38,7 +38,7 @@ async function run(scenario: string): Promise<GoldenRun> {
     const args = ["run", "-A", MAIN, "--task", golden.task, "-m", "test-model"];
     args.push("--model-class", golden.model_class, "--base-url", server.url);
     args.push("-c", golden.config.replace(/\.yaml$/, ""), "-c", "environment.timeout=2");
-    args.push("--cwd", cwd, "-o", `${dir}/${scenario}.traj.json`);
+    args.push("--create-cwd", "--cwd", cwd, "-o", `${dir}/${scenario}.traj.json`);
     const out = await new Deno.Command(Deno.execPath(), { args, env: { NO_COLOR: "1" }, stdin: "null" })
       .output();
     if (out.code !== 0) {

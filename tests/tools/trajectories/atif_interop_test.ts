@@ -144,6 +144,7 @@ Deno.test("run.atif_path: two runs of the same task and file name get different 
           "openai/test-model",
           "--base-url",
           server.url,
+          "--create-cwd",
           "--cwd",
           `${dir}/ws`,
         ]

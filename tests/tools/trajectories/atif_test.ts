@@ -242,7 +242,20 @@ Deno.test("run.atif_path: the ATIF copy is whole and current after every step, n
   });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "-t", "t", "-m", "m", "--base-url", server.url, "--cwd", `${dir}/ws`]
+      args: [
+        "run",
+        "-A",
+        MAIN,
+        "-t",
+        "t",
+        "-m",
+        "m",
+        "--base-url",
+        server.url,
+        "--create-cwd",
+        "--cwd",
+        `${dir}/ws`,
+      ]
         .concat(["-o", `${dir}/out/run.traj.json`, "-c", "run.atif_path=run.atif.json"]),
       stdin: "null",
       env: { NO_COLOR: "1" },
