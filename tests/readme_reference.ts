@@ -72,9 +72,9 @@ function exitCodesBlock(): string {
 
 /** The provider prefixes and the variable each reads its key from (the README's short form). */
 function providerKeysBlock(): string {
-  return Object.entries(PROVIDERS).map(([prefix, p]) =>
-    `\`${prefix}/\` ${p.keyEnv.length ? p.keyEnv.map((k) => `\`${k}\``).join(" or ") : "(no key)"}`
-  ).join(", ");
+  // The prefixes; each one's variables, in order: `claudius help providers` and config/README.md.
+  const prefixes = Object.keys(PROVIDERS).map((prefix) => `\`${prefix}/\``).join(", ");
+  return `${prefixes}: \`claudius help providers\` names their variables`;
 }
 
 /** The exit statuses that end a run on the infrastructure (counted in no rate, run again by a rerun). */

@@ -13,6 +13,8 @@ import type { YamlModule } from "../core/config/load.ts";
 export const MODULES: ComponentModules = {
   scripted: () => import("../core/models/extra/scripted.ts"),
   responses: () => import("../core/models/extra/responses.ts"),
+  bedrock: () => import("../core/models/extra/bedrock.ts"),
+  vertex: () => import("../core/models/extra/vertex.ts"),
   pyregex: () => import("../lib/python/pyregex/pyregex.ts"),
   docker: () => import("../core/environments/extra/docker.ts"),
   bubblewrap: () => import("../core/environments/extra/bubblewrap.ts"),

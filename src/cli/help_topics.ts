@@ -8,7 +8,7 @@
 import { HELP_WIDTH, wrap } from "../lib/help.ts";
 import { UsageError } from "../lib/flags.ts";
 import { EXIT_CODES } from "../core/host.ts";
-import { PROVIDERS } from "../core/models/providers.ts";
+import { PROVIDERS, providerText } from "../core/models/providers.ts";
 
 /** One help topic: a line about it, and its text. */
 export interface Topic {
@@ -75,14 +75,26 @@ function providers(): string {
     ),
     "",
   ];
+  const indent = " ".repeat(16);
   for (const [prefix, p] of Object.entries(PROVIDERS)) {
-    const protocol = p.protocol === "anthropic" ? "Anthropic Messages" : "chat completions";
-    lines.push(`  ${`${prefix}/`.padEnd(14)}${p.baseUrl}`);
-    const key = p.keyEnv.length ? `key from ${p.keyEnv.join(" or ")}` : "no key";
-    const base = p.baseEnv.length ? `; endpoint from ${p.baseEnv.join(" or ")}` : "";
-    const indent = " ".repeat(16);
+    const t = providerText(prefix);
     lines.push(
-      ...wrap(`${protocol}, ${key}${base}${p.local ? " (local: free)" : ""}`, HELP_WIDTH, 16, 16)
+      `  ${`${prefix}/`.padEnd(14)}${t.endpoint === "-" ? "(no default: set the endpoint)" : t.endpoint}`,
+    );
+    const auth = p.credentials
+      ? `credentials: ${t.auth}`
+      : t.auth === "none"
+      ? "no key"
+      : `key from ${t.auth}`;
+    const base = t.endpointEnv.length ? `; endpoint from ${t.endpointEnv.join(" or ")}` : "";
+    const settings = t.settings.map((s) => `; ${s}`).join("");
+    lines.push(
+      ...wrap(
+        `${t.protocol}, ${auth}${base}${settings}${p.local ? " (local: free)" : ""}`,
+        HELP_WIDTH,
+        16,
+        16,
+      )
         .map((l, i) => (i ? l : indent + l)),
     );
   }

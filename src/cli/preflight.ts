@@ -34,8 +34,9 @@ const BEFORE_PROMPT_MS = 5000;
 /** `https://api.openai.com/v1 (from the openai default), key from OPENAI_API_KEY`. */
 export function describeEndpoint(report: ModelEndpoint): string {
   const { endpoint, keyFrom } = report;
+  const cloud = endpoint.protocol === "bedrock" || endpoint.protocol === "vertex";
   const key = keyFrom
-    ? `key from ${keyFrom}`
+    ? `${cloud ? "credentials" : "key"} from ${keyFrom}`
     : endpoint.keyEnv.length
     ? `no key (${endpoint.keyEnv.join(", ")} unset)`
     : "no key";

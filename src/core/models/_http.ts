@@ -11,6 +11,7 @@ import { isSecretName, redactText } from "../redact.ts";
 import type { Prices } from "./_cost.ts";
 import { CostPolicy } from "./_cost_policy.ts";
 import type { Gateway } from "./extra/_gateways.ts";
+import type { Json } from "../types.ts";
 import { type ApiKey, type ModelKwargs, readModelKwargs } from "./_kwargs.ts";
 import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_openai_keys.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
@@ -34,6 +35,29 @@ export interface HttpClientDeps {
   gateway?: Gateway;
   /** Receives a streamed reply as it arrives (`model.stream`). */
   onStream?: StreamSink;
+}
+
+/**
+ * A route other than the provider's own for a chat or Anthropic client (Vertex AI's): where requests
+ * go, the headers that replace the key's, what authenticates each attempt, and what to say about it.
+ */
+export interface ClientRoute {
+  /** Where requests go (Anthropic: `...:rawPredict`; chat: `.../chat/completions`). */
+  url: string;
+  /** Where a streamed request goes (Anthropic on Vertex: `...:streamRawPredict`). */
+  streamUrl?: string;
+  /** Headers sent instead of the key's (`x-goog-user-project`). */
+  headers: Record<string, string>;
+  /** Headers that authenticate one attempt (a bearer token, renewed before it expires). */
+  sign: (url: string, method: "GET" | "POST", body: string | Uint8Array<ArrayBuffer> | Blob) => Promise<
+    Record<string, string>
+  >;
+  /** What to check when the service refuses the credentials. */
+  authHint: string;
+  /** Where the credentials come from, for `config check`. */
+  keyFrom: string;
+  /** Fields set on every body (Anthropic on Vertex: `anthropic_version`; the model goes in the URL). */
+  body?: { [key: string]: Json };
 }
 
 /** One client's setup. */
@@ -68,9 +92,6 @@ export function httpSetup(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClie
   const log = deps.log ?? ((line: string) => console.error(line));
   const config = resolveKeys(OPENAI_KEYS, input, "model", { hostEnv: deps.env });
   const kwargs = readModelKwargs(config.model_kwargs, deps.env);
-  if (kwargs.ignored.length > 0) {
-    log(`warning: ignoring litellm-only model.model_kwargs keys: ${kwargs.ignored.join(", ")}`);
-  }
   const baseUrl = config.base_url;
   const endpoint = deps.gateway
     ? deps.gateway.endpoint(config.model_name, baseUrl ?? kwargs.baseUrl, config.api_key_env)
@@ -81,7 +102,13 @@ export function httpSetup(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClie
       apiKeyEnv: config.api_key_env,
       provider: kwargs.provider,
       env: deps.env,
+      apiVersion: kwargs.apiVersion,
     });
+  // Azure reads api_version; everywhere else it is one more litellm-only key.
+  const ignored = kwargs.ignored.filter((k) => !(k === "api_version" && endpoint.routes));
+  if (ignored.length > 0) {
+    log(`warning: ignoring litellm-only model.model_kwargs keys: ${ignored.join(", ")}`);
+  }
   const { key, authHint } = apiKey(endpoint, kwargs, deps.env);
   if (key === undefined && !deps.gateway) refuseKeyless(config.model_name, endpoint);
   const { redact, addSecrets } = redactor(key, kwargs.headers);

@@ -105,6 +105,8 @@ export interface ModelKwargs {
   params: { [key: string]: Json };
   /** litellm-only keys that have no effect here (never sent). */
   ignored: string[];
+  /** `api_version` (Azure's; ignored elsewhere). */
+  apiVersion: string | undefined;
 }
 
 /**
@@ -151,6 +153,7 @@ export function readModelKwargs(
     outputCostPerToken: num("output_cost_per_token", kwargs.output_cost_per_token),
     params,
     ignored,
+    apiVersion: str("api_version", kwargs.api_version),
   };
 }
 

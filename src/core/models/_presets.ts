@@ -8,7 +8,13 @@
  */
 import { ConfigError } from "../errors.ts";
 import type { Json } from "../types.ts";
-import { type CostReporting, type Protocol, type Provider, PROVIDERS } from "./providers.ts";
+import {
+  AZURE_API_VERSION,
+  type CostReporting,
+  type Protocol,
+  type Provider,
+  PROVIDERS,
+} from "./providers.ts";
 
 export type { CostReporting } from "./providers.ts";
 
@@ -30,6 +36,10 @@ export interface Endpoint {
   reportsCost: CostReporting;
   /** Extra body fields the provider needs (see {@link Provider.body}). */
   body: { [key: string]: Json };
+  /** Whole URLs of routes that are not `<baseUrl>/<route>` (Azure's); `models: null` is never asked. */
+  routes?: { chat?: string; responses?: string; models?: string };
+  /** The header the key goes in, and the variables whose value is a bearer token (see {@link Provider.keyHeader}). */
+  keyHeader?: { name: string; bearerEnv: readonly string[] };
 }
 
 /** What decides a model's endpoint. */
@@ -46,6 +56,8 @@ export interface EndpointInput {
   provider?: string | undefined;
   /** The environment (the provider's variables). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** `model.model_kwargs.api_version` (Azure). */
+  apiVersion?: string | undefined;
 }
 
 /**
@@ -73,7 +85,9 @@ export function resolveEndpoint(input: EndpointInput): Endpoint {
         `not a provider claudius knows (${Object.keys(PROVIDERS).join(", ")})`,
     );
   }
-  const model = provider ? name.slice(slash + 1) : name;
+  const prefixed = provider ? PROVIDERS[provider]!.modelPrefix : undefined;
+  const bare = provider ? name.slice(slash + 1) : name;
+  const model = prefixed && !bare.startsWith(prefixed.unless) ? `${prefixed.add}${bare}` : bare;
   const explicit = input.baseUrl !== undefined
     ? { url: input.baseUrl, from: "model.base_url" }
     : input.kwargBaseUrl !== undefined
@@ -86,7 +100,14 @@ export function resolveEndpoint(input: EndpointInput): Endpoint {
   }
   const preset: Provider | undefined = provider === undefined ? undefined : PROVIDERS[provider];
   const found = explicit ?? (preset ? fromEnv(preset, env) : undefined);
-  const base = found ?? (preset ? { url: preset.baseUrl, from: `the ${provider} default` } : undefined);
+  const base = found ??
+    (preset && preset.baseUrl !== "" ? { url: preset.baseUrl, from: `the ${provider} default` } : undefined);
+  if (base === undefined && preset !== undefined) {
+    throw new ConfigError(
+      `Cannot configure model: "${input.modelName}" needs the endpoint of your resource: set ` +
+        `${preset.baseEnv.join(" or ")} (e.g. https://RESOURCE.openai.azure.com), or model.base_url`,
+    );
+  }
   if (base === undefined) {
     throw new ConfigError(
       `Cannot configure model: "${input.modelName}" has no known provider prefix (${
@@ -102,7 +123,7 @@ export function resolveEndpoint(input: EndpointInput): Endpoint {
     : found !== undefined && OPENAI_BASE_ENV.includes(found.from.slice(1)) && preset.openaiFallback
     ? [...preset.keyEnv, "OPENAI_API_KEY"]
     : preset.keyEnv;
-  return {
+  const endpoint: Endpoint = {
     baseUrl: base.url.replace(/\/+$/, ""),
     baseFrom: base.from,
     model,
@@ -110,11 +131,40 @@ export function resolveEndpoint(input: EndpointInput): Endpoint {
     keyEnv,
     protocol: preset?.protocol ?? "chat",
     // Another server behind a paid provider's name (a proxy, a test server) may well report cost.
-    reportsCost: found !== undefined && preset && !preset.local
+    reportsCost: found !== undefined && preset && !preset.local && !preset.azure
       ? "unknown"
       : preset?.reportsCost ?? "unknown",
     body: preset?.body ?? {},
   };
+  if (preset?.keyHeader) endpoint.keyHeader = { name: preset.keyHeader, bearerEnv: preset.bearerEnv ?? [] };
+  if (preset?.azure) {
+    endpoint.routes = azureRoutes(endpoint.baseUrl, model, input.apiVersion ?? env.AZURE_API_VERSION);
+  }
+  return endpoint;
+}
+
+/**
+ * Azure OpenAI's routes, as litellm builds them: chat completions under the deployment
+ * (`<resource>/openai/deployments/<name>/chat/completions?api-version=...`, default
+ * {@link AZURE_API_VERSION}), the Responses API at `<resource>/openai/responses` (default api-version
+ * `preview`); the v1 versions (`preview`, `latest`) go under `/openai/v1`.
+ */
+function azureRoutes(base: string, deployment: string, version: string | undefined) {
+  const url = new URL(base);
+  const root = url.pathname.replace(/\/openai(\/.*)?$/, "").replace(/\/+$/, "");
+  const query = (v: string) => {
+    const q = new URLSearchParams(url.search);
+    if (!q.has("api-version")) q.set("api-version", v);
+    return `?${q}`;
+  };
+  const v1 = (v: string) => v === "preview" || v === "latest";
+  const at = (path: string, v: string) =>
+    `${url.origin}${root}/openai${v1(v) ? "/v1" : ""}${path}${query(v)}`;
+  const chatVersion = version ?? AZURE_API_VERSION;
+  const chat = v1(chatVersion)
+    ? at("/chat/completions", chatVersion)
+    : at(`/deployments/${encodeURIComponent(deployment)}/chat/completions`, chatVersion);
+  return { chat, responses: at("/responses", version ?? "preview"), models: at("/models", chatVersion) };
 }
 
 const OPENAI_BASE_ENV = ["OPENAI_BASE_URL", "OPENAI_API_BASE"];

@@ -26,6 +26,12 @@ const PROVIDER_IDS: Readonly<Record<string, string>> = {
   openrouter: "openrouter",
   groq: "groq",
   xai: "x-ai",
+  azure: "azure",
+  bedrock: "aws",
+  vertex_ai: "google",
+  together_ai: "together",
+  mistral: "mistral",
+  fireworks_ai: "fireworks",
 };
 
 /**
@@ -51,12 +57,18 @@ export function pricedProvider(provider: string | undefined): boolean {
  * ```
  */
 export async function findPrice(
-  model: string,
+  name: string,
   provider: string | undefined,
 ): Promise<PriceEntry | undefined> {
   const { calcPrice } = await import("@pydantic/genai-prices");
   const providerId = provider === undefined ? undefined : PROVIDER_IDS[provider];
-  const probe = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, providerId ? { providerId } : {});
+  const options = providerId ? { providerId } : {};
+  // Vertex's OpenAI-compatible endpoint names Gemini `google/gemini-...`; the database names it without.
+  const model =
+    calcPrice({ input_tokens: 1, output_tokens: 1 }, name, options) === null && name.startsWith("google/")
+      ? name.slice("google/".length)
+      : name;
+  const probe = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, options);
   if (probe === null) return undefined;
   // Later calls skip the search: the provider narrowed to the one matched model.
   const only = { ...probe.provider, models: [probe.model] };

@@ -36,6 +36,8 @@ export interface ProbeTarget {
   /** What to do about a refused key (`set OPENAI_API_KEY`, `check OPENAI_API_KEY`). */
   authHint: string;
   keyFrom: string | undefined;
+  /** The list names what the model name does not (Azure lists models, not deployments): any list is ok. */
+  unrelatedList?: boolean;
 }
 
 /** The model ids of a list answer (`{data: [{id}]}`, OpenAI's and Anthropic's shape), or undefined. */
@@ -51,12 +53,14 @@ function modelIds(text: string): string[] | undefined {
 
 /**
  * Ask the endpoint for its models, once, within `timeoutMs`.
+ * @param ids reads the model ids of another API's list (Bedrock's `modelSummaries`); default OpenAI's shape
  * @returns what it answered; never throws for what the endpoint did (an abort is rethrown)
  */
 export async function probeEndpoint(
   target: ProbeTarget,
   signal?: AbortSignal,
   timeoutMs = CHECK_TIMEOUT_MS,
+  readIds: (text: string) => string[] | undefined = modelIds,
 ): Promise<EndpointCheck> {
   const { url, endpoint, keyFrom } = target;
   const check = (level: EndpointCheck["level"], text: string): EndpointCheck => ({
@@ -89,9 +93,20 @@ export async function probeEndpoint(
     );
   }
   if (status < 200 || status > 299) return check("warning", head);
-  const ids = modelIds(text);
+  let ids: string[] | undefined;
+  try {
+    ids = readIds(text);
+  } catch {
+    ids = undefined;
+  }
   if (ids === undefined) {
     return check("warning", `${head}, but not a model list: is this the API's base URL?`);
+  }
+  if (target.unrelatedList) {
+    return check(
+      "ok",
+      `${head}, the key is accepted (the list is of the resource's models, not its deployments)`,
+    );
   }
   const listed = ids.includes(endpoint.model) || ids.some((id) => id.endsWith(`/${endpoint.model}`));
   const count = `${ids.length} model${ids.length === 1 ? "" : "s"}`;

@@ -36,6 +36,13 @@ export interface TransportOptions {
   redact: (text: string) => string;
   /** Receives notes. */
   log: (line: string) => void;
+  /**
+   * Headers that authenticate one attempt, added to {@link headers} (a SigV4 signature of the body, a
+   * renewed OAuth token); absent: the headers alone authenticate.
+   */
+  sign?: (url: string, method: "GET" | "POST", body: string | Uint8Array<ArrayBuffer> | Blob) => Promise<
+    Record<string, string>
+  >;
 }
 
 const NO_RETRY_HINT: Record<number, string> = {
@@ -125,8 +132,9 @@ export class Transport {
    */
   async get(url: string, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; text: string }> {
     const deadline = AbortSignal.timeout(timeoutMs);
-    const { "content-type": _, ...headers } = this.#o.headers;
+    const { "content-type": _, ...own } = this.#o.headers;
     try {
+      const headers = this.#o.sign ? { ...own, ...await this.#o.sign(url, "GET", "") } : own;
       const response = await fetch(url, {
         headers,
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
@@ -156,9 +164,12 @@ export class Transport {
       : undefined;
     let status = 0;
     try {
+      const sent = this.#o.sign
+        ? { ...this.#o.headers, ...await this.#o.sign(url, "POST", body) }
+        : this.#o.headers;
       const response = await fetch(url, {
         method: "POST",
-        headers: this.#o.headers,
+        headers: sent,
         body,
         signal: controller.signal,
         redirect: "manual",
@@ -182,7 +193,8 @@ export class Transport {
   /** What a failed request throws: the caller's abort reason, or the error another attempt may fix or not. */
   #fetchError(error: unknown, status: number, signal: AbortSignal | undefined, timedOut: boolean): unknown {
     if (signal?.aborted) return signal.reason;
-    if (error instanceof ApiError) return error;
+    // ApiError: not worth another attempt; TransientError: a `sign` hook's own (a token endpoint's 5xx).
+    if (error instanceof ApiError || error instanceof TransientError) return error;
     if (error instanceof BodyDecodeError) {
       const message = this.#o.redact(oneLine(error.message));
       return error.retryable ? new TransientError(message, status) : new ApiError(message, status);

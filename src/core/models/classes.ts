@@ -13,7 +13,9 @@ import { resolvePath } from "../../lib/files.ts";
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex, type PyRegexModule } from "./model.ts";
 import { compileMultimodalRegex } from "./extra/_multimodal.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
-import { chatClient, responsesClient } from "./clients.ts";
+import { chatClient, cloudProtocol, responsesClient } from "./clients.ts";
+import type { BedrockClient } from "./extra/bedrock.ts";
+import type { VertexClient } from "./extra/vertex.ts";
 import type { AnthropicClient } from "./extra/anthropic.ts";
 import type { OpenAIClient } from "./openai.ts";
 import { OPENAI_KEYS } from "./_openai_keys.ts";
@@ -154,6 +156,25 @@ export interface ModelModules {
   responses(): Promise<typeof import("./extra/responses.ts")>;
   /** The regex engine for text mode's `action_regex` and `multimodal_regex`. */
   pyregex(): Promise<PyRegexModule>;
+  /** `bedrock/` models: Bedrock's Converse API, SigV4-signed. */
+  bedrock(): Promise<typeof import("./extra/bedrock.ts")>;
+  /** `vertex_ai/` models: Vertex AI with Google's credentials. */
+  vertex(): Promise<typeof import("./extra/vertex.ts")>;
+}
+
+/** The HTTP chat clients a class may talk through. */
+export type HttpChatClient = OpenAIClient | AnthropicClient | BedrockClient | VertexClient;
+
+/** The chat client of a config: a cloud provider's own (its module loaded now), else {@link chatClient}'s. */
+async function httpChatClient(
+  input: Parameters<typeof chatClient>[0],
+  httpDeps: Parameters<typeof chatClient>[1],
+  modules: ModelModules,
+): Promise<HttpChatClient> {
+  const cloud = httpDeps.gateway === undefined ? cloudProtocol(input) : undefined;
+  if (cloud === "bedrock") return new (await modules.bedrock()).BedrockClient(input, httpDeps);
+  if (cloud === "vertex") return new (await modules.vertex()).VertexClient(input, httpDeps);
+  return chatClient(input, httpDeps);
 }
 
 /** What building a model needs from the episode. */
@@ -305,11 +326,13 @@ export async function newHttpClient(
   own: Record<string, unknown>,
   costLimit: number,
   deps: ModelDeps,
-): Promise<OpenAIClient | AnthropicClient> {
+): Promise<HttpChatClient> {
   const { input } = await httpInputs(cls, own, deps);
   const httpDeps = httpDepsOf(spec, costLimit, deps);
   // Anthropic's models speak its Messages API (as litellm sends them), the rest chat completions.
-  const client = spec.format === "response" ? responsesClient(input, httpDeps) : chatClient(input, httpDeps);
+  const client = spec.format === "response"
+    ? responsesClient(input, httpDeps)
+    : await httpChatClient(input, httpDeps, deps.modules);
   await client.ready();
   return client;
 }
@@ -333,7 +356,7 @@ async function httpClient(
   const httpDeps = httpDepsOf(spec, costLimit, deps);
   if (spec.format !== "response") {
     // Anthropic's models speak its Messages API (as litellm sends them), the rest chat completions.
-    const chat = chatClient(input, httpDeps);
+    const chat = await httpChatClient(input, httpDeps, deps.modules);
     await chat.ready();
     return { client: chat, config };
   }

@@ -19,21 +19,33 @@ export type { HttpClientDeps } from "./_http.ts";
 export type { Gateway, GatewayHeaders, HeaderRule } from "./extra/_gateways.ts";
 export { OPENAI_KEYS } from "./_openai_keys.ts";
 
-/** The provider litellm picks for a name (and `custom_llm_provider`), as far as the protocol goes. */
-function speaksAnthropic(input: ConfigInput<typeof OPENAI_KEYS>): boolean {
+/** The provider prefix litellm picks for a name (`custom_llm_provider` first), "" for a bare name. */
+function prefixOf(input: ConfigInput<typeof OPENAI_KEYS>): string {
   const name = typeof input.model_name === "string" ? input.model_name : "";
   const kwargs = input.model_kwargs;
   const custom = kwargs !== null && typeof kwargs === "object" && !Array.isArray(kwargs)
     ? kwargs.custom_llm_provider
     : undefined;
-  const prefix = typeof custom === "string"
-    ? custom
-    : name.includes("/")
-    ? name.slice(0, name.indexOf("/"))
-    : "";
+  return typeof custom === "string" ? custom : name.includes("/") ? name.slice(0, name.indexOf("/")) : "";
+}
+
+/** The provider litellm picks for a name (and `custom_llm_provider`), as far as the protocol goes. */
+function speaksAnthropic(input: ConfigInput<typeof OPENAI_KEYS>): boolean {
+  const prefix = prefixOf(input);
   if (prefix !== "") return Object.hasOwn(PROVIDERS, prefix) && PROVIDERS[prefix]!.protocol === "anthropic";
   // A bare name: Claude's are Anthropic's in litellm's model lists (unless another server is named).
+  const name = typeof input.model_name === "string" ? input.model_name : "";
   return /^claude-/.test(name) && input.base_url === undefined;
+}
+
+/**
+ * The cloud provider whose own client a model config needs (Bedrock's Converse API, Vertex AI), or
+ * undefined: chat completions or Anthropic's Messages API do.
+ */
+export function cloudProtocol(input: ConfigInput<typeof OPENAI_KEYS>): "bedrock" | "vertex" | undefined {
+  const prefix = prefixOf(input);
+  const protocol = Object.hasOwn(PROVIDERS, prefix) ? PROVIDERS[prefix]!.protocol : undefined;
+  return protocol === "bedrock" || protocol === "vertex" ? protocol : undefined;
 }
 
 /**
@@ -57,6 +69,13 @@ export function chatClient(
  * @throws {ConfigError} for an Anthropic model, whose API has no `/responses`, or as the constructor does
  */
 export function responsesClient(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClientDeps): OpenAIClient {
+  if (deps.gateway === undefined && cloudProtocol(input)) {
+    throw new ConfigError(
+      `Cannot configure model: "${input.model_name}" is served by ${
+        cloudProtocol(input) === "bedrock" ? "Bedrock's Converse API" : "Vertex AI"
+      } here, which has no Responses API; use model_class litellm (tool calls) or litellm_textbased`,
+    );
+  }
   if (deps.gateway === undefined && speaksAnthropic(input)) {
     throw new ConfigError(
       `Cannot configure model: "${input.model_name}" is served by Anthropic's Messages API, which has no ` +

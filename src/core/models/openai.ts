@@ -20,7 +20,7 @@ import { RequestBodies } from "./_body.ts";
 import { Transport } from "./_transport.ts";
 import type { OPENAI_KEYS } from "./_openai_keys.ts";
 import type { ConfigInput } from "../config/keys.ts";
-import { type HttpClientDeps, httpSetup } from "./_http.ts";
+import { type ClientRoute, type HttpClientDeps, httpSetup } from "./_http.ts";
 import { ANY_PARAMS, chatParams, openaiRules } from "./_kwargs.ts";
 import { type EndpointCheck, probeEndpoint } from "./_probe.ts";
 
@@ -63,20 +63,25 @@ export class OpenAIClient implements ChatClient {
    *   `drop_params`), or a cost limit that cannot be enforced (no prices and a provider known not to
    *   report cost)
    */
-  constructor(input: ConfigInput<typeof OPENAI_KEYS>, deps: OpenAIClientDeps) {
+  constructor(input: ConfigInput<typeof OPENAI_KEYS>, deps: OpenAIClientDeps, route?: ClientRoute) {
     const setup = httpSetup(input, deps);
     const { endpoint, kwargs, config } = setup;
     this.endpoint = endpoint;
-    this.#url = routeUrl(endpoint.baseUrl, "/chat/completions");
-    this.#responsesUrl = routeUrl(endpoint.baseUrl, "/responses");
+    this.#url = route?.url ?? endpoint.routes?.chat ?? routeUrl(endpoint.baseUrl, "/chat/completions");
+    this.#responsesUrl = endpoint.routes?.responses ?? routeUrl(endpoint.baseUrl, "/responses");
 
     const headers: Record<string, string> = {
       "content-type": "application/json",
       accept: "application/json",
     };
     for (const [name, value] of Object.entries(kwargs.headers)) headers[name.toLowerCase()] = value;
-    // litellm lets extra_headers win: an Authorization given there is not replaced by the key's.
-    if (setup.key !== undefined && headers.authorization === undefined) {
+    // litellm lets extra_headers win: an Authorization given there is not replaced by the key's. Azure's
+    // key goes in api-key (an AZURE_AD_TOKEN as a bearer token).
+    const keyHeader = endpoint.keyHeader;
+    if (route) Object.assign(headers, route.headers);
+    else if (setup.key !== undefined && keyHeader && !keyHeader.bearerEnv.includes(setup.key.from)) {
+      headers[keyHeader.name] ??= setup.key.value;
+    } else if (setup.key !== undefined && headers.authorization === undefined) {
       headers.authorization = `Bearer ${setup.key.value}`;
     }
     if (deps.gateway) setup.addSecrets(deps.gateway.addHeaders(headers, deps.env, input, endpoint.baseUrl));
@@ -93,17 +98,19 @@ export class OpenAIClient implements ChatClient {
     this.#responseKwargs = { ...responsesParams(own), ...kwargs.extraBody };
     this.#policy = setup.policy;
     this.#stream = config.stream;
+    const authHint = route?.authHint ?? setup.authHint;
     this.#transport = new Transport({
       headers,
       timeoutMs: setup.timeoutMs,
       baseUrl: endpoint.baseUrl,
-      authHint: setup.authHint,
+      authHint,
       stream: config.stream ? { sink: deps.onStream } : undefined,
       redact: setup.redact,
       log: setup.log,
+      ...(route ? { sign: route.sign } : {}),
     });
     this.#costs = setup.costs;
-    this.#auth = { authHint: setup.authHint, keyFrom: setup.key?.from };
+    this.#auth = { authHint, keyFrom: route?.keyFrom ?? setup.key?.from };
   }
 
   /** Where the key comes from (a variable's name, `model.model_kwargs.api_key`), or undefined: none. */
@@ -116,8 +123,14 @@ export class OpenAIClient implements ChatClient {
    * @returns what it answered, or what is wrong and what to check
    */
   probe(signal?: AbortSignal, timeoutMs?: number): Promise<EndpointCheck> {
-    const url = routeUrl(this.endpoint.baseUrl, "/models");
-    const target = { transport: this.#transport, endpoint: this.endpoint, url, ...this.#auth };
+    const url = this.endpoint.routes?.models ?? routeUrl(this.endpoint.baseUrl, "/models");
+    const target = {
+      transport: this.#transport,
+      endpoint: this.endpoint,
+      url,
+      ...this.#auth,
+      ...(this.endpoint.routes?.models ? { unrelatedList: true } : {}),
+    };
     return probeEndpoint(target, signal, timeoutMs);
   }
 

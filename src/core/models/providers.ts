@@ -10,8 +10,22 @@ import type { Json } from "../types.ts";
 /** Whether a provider puts the call's price in `usage.cost`. */
 export type CostReporting = "yes" | "no" | "unknown";
 
-/** The wire protocol of a provider: OpenAI's chat completions, or Anthropic's Messages API. */
-export type Protocol = "chat" | "anthropic";
+/**
+ * The wire protocol of a provider: OpenAI's chat completions, Anthropic's Messages API, Bedrock's
+ * Converse API, or Vertex AI (Claude's Messages API at `:rawPredict`, the other models' OpenAI-compatible
+ * chat completions).
+ */
+export type Protocol = "chat" | "anthropic" | "bedrock" | "vertex";
+
+/** A setting other than the endpoint and the key that a provider reads from the environment. */
+export interface ProviderSetting {
+  /** What it sets (`api-version`, `region`, `project`). */
+  what: string;
+  /** The variables, the first one set winning. */
+  env: readonly string[];
+  /** The value when none is set (absent: it must be set). */
+  default?: string;
+}
 
 /** One provider's defaults. */
 export interface Provider {
@@ -40,7 +54,36 @@ export interface Provider {
   local?: boolean;
   /** Extra body fields the provider needs (OpenRouter: `usage: {include: true}` to report cost). */
   body?: { [key: string]: Json };
+  /** The header the key goes in (`api-key` for Azure); default `Authorization: Bearer`. */
+  keyHeader?: string;
+  /** Key variables whose value is a bearer token whatever {@link keyHeader} says (`AZURE_AD_TOKEN`). */
+  bearerEnv?: readonly string[];
+  /** Prepended to the model name unless it already starts so (Fireworks' `accounts/fireworks/models/`). */
+  modelPrefix?: { add: string; unless: string };
+  /** Requests go under `<base>/openai/deployments/<name>` with an `api-version` (Azure OpenAI). */
+  azure?: boolean;
+  /** Credentials that are no key (SigV4, Google's OAuth): what to set, in one sentence. */
+  credentials?: string;
+  /** Other settings read from the environment. */
+  settings?: readonly ProviderSetting[];
+  /** The endpoint as a pattern, for the help (`https://bedrock-runtime.REGION.amazonaws.com`). */
+  shownUrl?: string;
 }
+
+/** What to set for Bedrock's credentials (the error when none are found says it too). */
+export const AWS_CREDENTIALS: string =
+  "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for " +
+  "temporary credentials), or AWS_PROFILE naming a profile of ~/.aws/credentials or ~/.aws/config (static " +
+  "keys or credential_process), or AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key)";
+
+/** What to set for Google's application default credentials (the error when none are found says it too). */
+export const GOOGLE_CREDENTIALS: string =
+  "GOOGLE_APPLICATION_CREDENTIALS (or VERTEXAI_CREDENTIALS) naming a " +
+  "service-account or authorized-user JSON file, or run 'gcloud auth application-default login' (the file " +
+  "~/.config/gcloud/application_default_credentials.json)";
+
+/** litellm's default Azure `api-version` for chat completions (its `AZURE_DEFAULT_API_VERSION`). */
+export const AZURE_API_VERSION = "2025-02-01-preview";
 
 const OPENAI_BASE_ENV = ["OPENAI_BASE_URL", "OPENAI_API_BASE"] as const;
 
@@ -124,6 +167,72 @@ export const PROVIDERS: Readonly<Record<string, Provider>> = {
     protocol: "chat",
     reportsCost: "no",
   },
+  azure: {
+    baseUrl: "",
+    baseEnv: ["AZURE_API_BASE", "AZURE_OPENAI_ENDPOINT"],
+    keyEnv: ["AZURE_OPENAI_API_KEY", "AZURE_API_KEY", "AZURE_AD_TOKEN"],
+    protocol: "chat",
+    reportsCost: "no",
+    keyHeader: "api-key",
+    bearerEnv: ["AZURE_AD_TOKEN"],
+    azure: true,
+    settings: [{ what: "api-version", env: ["AZURE_API_VERSION"], default: AZURE_API_VERSION }],
+    shownUrl: "https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT",
+  },
+  bedrock: {
+    baseUrl: "https://bedrock-runtime.us-west-2.amazonaws.com",
+    baseEnv: ["AWS_BEDROCK_RUNTIME_ENDPOINT"],
+    keyEnv: [],
+    protocol: "bedrock",
+    reportsCost: "no",
+    credentials: AWS_CREDENTIALS,
+    settings: [{
+      what: "region",
+      env: ["AWS_REGION_NAME", "AWS_REGION", "AWS_DEFAULT_REGION"],
+      default: "the profile's region, else us-west-2",
+    }],
+    shownUrl: "https://bedrock-runtime.REGION.amazonaws.com",
+  },
+  vertex_ai: {
+    baseUrl: "https://us-central1-aiplatform.googleapis.com",
+    baseEnv: ["VERTEXAI_API_BASE"],
+    keyEnv: [],
+    protocol: "vertex",
+    reportsCost: "no",
+    credentials: GOOGLE_CREDENTIALS,
+    settings: [
+      {
+        what: "project",
+        env: ["VERTEXAI_PROJECT", "VERTEX_PROJECT", "GOOGLE_CLOUD_PROJECT"],
+        default: "the credentials file's project",
+      },
+      { what: "location", env: ["VERTEXAI_LOCATION", "VERTEX_LOCATION"], default: "us-central1" },
+    ],
+    shownUrl: "https://LOCATION-aiplatform.googleapis.com",
+  },
+  together_ai: {
+    baseUrl: "https://api.together.xyz/v1",
+    baseEnv: ["TOGETHER_AI_API_BASE"],
+    keyEnv: ["TOGETHER_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHERAI_API_KEY", "TOGETHER_AI_TOKEN"],
+    protocol: "chat",
+    reportsCost: "no",
+  },
+  mistral: {
+    baseUrl: "https://api.mistral.ai/v1",
+    baseEnv: ["MISTRAL_AZURE_API_BASE"],
+    baseEnvPath: "/v1",
+    keyEnv: ["MISTRAL_AZURE_API_KEY", "MISTRAL_API_KEY"],
+    protocol: "chat",
+    reportsCost: "no",
+  },
+  fireworks_ai: {
+    baseUrl: "https://api.fireworks.ai/inference/v1",
+    baseEnv: ["FIREWORKS_API_BASE"],
+    keyEnv: ["FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY", "FIREWORKSAI_API_KEY", "FIREWORKS_AI_TOKEN"],
+    protocol: "chat",
+    reportsCost: "no",
+    modelPrefix: { add: "accounts/fireworks/models/", unless: "accounts/" },
+  },
   hosted_vllm: local("http://127.0.0.1:8000/v1", {
     base: ["HOSTED_VLLM_API_BASE"],
     key: ["HOSTED_VLLM_API_KEY"],
@@ -140,6 +249,63 @@ export const PROVIDERS: Readonly<Record<string, Provider>> = {
   }),
 };
 
+/** The protocol of a provider, in words. */
+const PROTOCOL_NAMES: Readonly<Record<Protocol, string>> = {
+  chat: "chat completions",
+  anthropic: "Anthropic Messages",
+  bedrock: "Bedrock Converse",
+  vertex: "Vertex AI (Claude: Messages at :rawPredict; others: chat completions)",
+};
+
+/** One provider as the help and the README say it: each part a phrase naming its variables. */
+export interface ProviderText {
+  /** The protocol, in words. */
+  protocol: string;
+  /** The default endpoint (a pattern where it depends on a setting), or `-` (none: it must be set). */
+  endpoint: string;
+  /** The variables read for the endpoint, in order (empty: none). */
+  endpointEnv: readonly string[];
+  /** What authenticates: the key variables, or the credentials to set. */
+  auth: string;
+  /** Other settings read from the environment (`api-version from AZURE_API_VERSION (default ...)`). */
+  settings: string[];
+}
+
+/**
+ * A provider as the help (`claudius help providers`) and the README's table say it, derived from its row.
+ *
+ * @example
+ * ```ts
+ * import { providerText } from "./providers.ts";
+ * providerText("bedrock").protocol; // "Bedrock Converse"
+ * ```
+ */
+export function providerText(prefix: string): ProviderText {
+  const p = PROVIDERS[prefix]!;
+  const keys = [...p.keyEnv, ...(p.openaiFallback ? ["OPENAI_API_KEY"] : [])];
+  const header = p.keyHeader
+    ? ` (in the ${p.keyHeader} header${
+      p.bearerEnv?.length ? `; ${p.bearerEnv.join(", ")} as a bearer token` : ""
+    })`
+    : "";
+  const auth = p.credentials
+    ? p.credentials
+    : keys.length
+    ? `${keys.join(" or ")}${header}${
+      p.openaiFallback ? " (OPENAI_API_KEY only with an OPENAI_* endpoint)" : ""
+    }`
+    : "none";
+  return {
+    protocol: PROTOCOL_NAMES[p.protocol],
+    endpoint: p.shownUrl ?? (p.baseUrl || "-"),
+    endpointEnv: [...p.baseEnv, ...(p.openaiFallback ? OPENAI_BASE_ENV : [])],
+    auth,
+    settings: (p.settings ?? []).map((s) =>
+      `${s.what} from ${s.env.join(", ")}${s.default ? ` (default ${s.default})` : " (required)"}`
+    ),
+  };
+}
+
 /**
  * The README's provider table: one row per prefix with the wire protocol, the default endpoint, the
  * variables read for the endpoint (in order, after `model.base_url` / `--base-url` and
@@ -149,24 +315,23 @@ export const PROVIDERS: Readonly<Record<string, Provider>> = {
  * @example
  * ```ts
  * import { providersMarkdown } from "./providers.ts";
- * providersMarkdown().split("\n")[0]; // "| prefix | protocol | default endpoint | endpoint from | key from |"
+ * providersMarkdown().split("\n")[0]; // "| prefix | protocol | default endpoint | endpoint from | key or credentials from | other settings |"
  * ```
  */
 export function providersMarkdown(): string {
-  const code = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(", ");
-  const rows = Object.entries(PROVIDERS).map(([prefix, p]) => {
-    const base = [...p.baseEnv, ...(p.openaiFallback ? OPENAI_BASE_ENV : [])];
+  const code = (text: string) => text.replace(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b/g, "`$&`");
+  const rows = Object.keys(PROVIDERS).map((prefix) => {
+    const t = providerText(prefix);
+    const p = PROVIDERS[prefix]!;
     const suffix = p.baseEnvPath ? ` (+ \`${p.baseEnvPath}\`)` : "";
-    const keys = [...p.keyEnv, ...(p.openaiFallback ? ["OPENAI_API_KEY"] : [])];
-    const keyNote = p.openaiFallback ? " (`OPENAI_API_KEY` only with an `OPENAI_*` endpoint)" : "";
-    return `| \`${prefix}/\` | ${p.protocol === "anthropic" ? "Anthropic Messages" : "chat completions"} | ` +
-      `${p.baseUrl} | ${base.length ? code(base) + suffix : "-"} | ${
-        keys.length ? code(keys) + keyNote : "none"
-      } |`;
+    const from = t.endpointEnv.length ? t.endpointEnv.map((n) => `\`${n}\``).join(", ") + suffix : "-";
+    return `| \`${prefix}/\` | ${t.protocol} | ${t.endpoint} | ${from} | ${code(t.auth)} | ${
+      t.settings.length ? code(t.settings.join("; ")) : "-"
+    } |`;
   });
   return [
-    "| prefix | protocol | default endpoint | endpoint from | key from |",
-    "| --- | --- | --- | --- | --- |",
+    "| prefix | protocol | default endpoint | endpoint from | key or credentials from | other settings |",
+    "| --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
 }

@@ -146,3 +146,94 @@ Deno.test("providersMarkdown() has one row per provider, naming every variable r
   }
   assert(table.includes("| `anthropic/` | Anthropic Messages | https://api.anthropic.com |"), table);
 });
+
+Deno.test("together_ai/, mistral/, fireworks_ai/: litellm's endpoints, variables and names (Fireworks' accounts/ path)", async () => {
+  const cases: [string, Record<string, string>, string, string, string[]][] = [
+    [
+      "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
+      {},
+      "https://api.together.xyz/v1",
+      "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+      [
+        "TOGETHER_API_KEY",
+        "TOGETHER_AI_API_KEY",
+        "TOGETHERAI_API_KEY",
+        "TOGETHER_AI_TOKEN",
+      ],
+    ],
+    ["together_ai/m", { TOGETHER_AI_API_BASE: "http://t.example/v1" }, "http://t.example/v1", "m", [
+      "TOGETHER_API_KEY",
+      "TOGETHER_AI_API_KEY",
+      "TOGETHERAI_API_KEY",
+      "TOGETHER_AI_TOKEN",
+    ]],
+    ["mistral/devstral-medium-2507", {}, "https://api.mistral.ai/v1", "devstral-medium-2507", [
+      "MISTRAL_AZURE_API_KEY",
+      "MISTRAL_API_KEY",
+    ]],
+    // litellm adds the /v1 Mistral always needs.
+    ["mistral/m", { MISTRAL_AZURE_API_BASE: "https://m.example" }, "https://m.example/v1", "m", [
+      "MISTRAL_AZURE_API_KEY",
+      "MISTRAL_API_KEY",
+    ]],
+    [
+      "fireworks_ai/kimi-k2-instruct",
+      {},
+      "https://api.fireworks.ai/inference/v1",
+      "accounts/fireworks/models/kimi-k2-instruct",
+      [
+        "FIREWORKS_API_KEY",
+        "FIREWORKS_AI_API_KEY",
+        "FIREWORKSAI_API_KEY",
+        "FIREWORKS_AI_TOKEN",
+      ],
+    ],
+    [
+      "fireworks_ai/accounts/me/models/tuned",
+      { FIREWORKS_API_BASE: "http://f.example/v1" },
+      "http://f.example/v1",
+      "accounts/me/models/tuned",
+      [
+        "FIREWORKS_API_KEY",
+        "FIREWORKS_AI_API_KEY",
+        "FIREWORKSAI_API_KEY",
+        "FIREWORKS_AI_TOKEN",
+      ],
+    ],
+  ];
+  for (const [modelName, env, baseUrl, model, keyEnv] of cases) {
+    const e = resolveEndpoint({ modelName, env });
+    assertEquals([e.baseUrl, e.model, e.keyEnv], [baseUrl, model, keyEnv], modelName);
+  }
+  // Through the client: the rewritten name and the key of the first variable set, at the server the variable names.
+  await withServer([{ content: "f" }, { content: "t" }, { content: "m" }], async (server) => {
+    await client({ model_name: "fireworks_ai/deepseek-v3p2" }, {
+      FIREWORKS_API_BASE: server.url,
+      FIREWORKS_AI_API_KEY: KEY,
+    })
+      .complete(REQUEST);
+    await client({ model_name: "together_ai/Qwen/Qwen3-Coder" }, {
+      TOGETHER_AI_API_BASE: server.url,
+      TOGETHERAI_API_KEY: KEY,
+    })
+      .complete(REQUEST);
+    await client({ model_name: "mistral/devstral-small" }, {
+      MISTRAL_AZURE_API_BASE: server.url.replace(/\/v1$/, ""),
+      MISTRAL_API_KEY: KEY,
+    }).complete(REQUEST);
+    assertEquals(
+      server.requests.map((r) => [r.path, r.headers.authorization, (r.body as { model: string }).model]),
+      [
+        ["/v1/chat/completions", `Bearer ${KEY}`, "accounts/fireworks/models/deepseek-v3p2"],
+        ["/v1/chat/completions", `Bearer ${KEY}`, "Qwen/Qwen3-Coder"],
+        ["/v1/chat/completions", `Bearer ${KEY}`, "devstral-small"],
+      ],
+    );
+  });
+  // No key: refused before any request, naming the variables in litellm's order.
+  assertThrows(
+    () => client({ model_name: "fireworks_ai/x" }, {}),
+    ConfigError,
+    "set FIREWORKS_API_KEY or FIREWORKS_AI_API_KEY",
+  );
+});

@@ -15,7 +15,7 @@ import type { RetryPolicy } from "../_retry.ts";
 import { RequestBodies } from "../_body.ts";
 import { Transport } from "../_transport.ts";
 import type { OPENAI_KEYS } from "../_openai_keys.ts";
-import { type HttpClientDeps, httpSetup } from "../_http.ts";
+import { type ClientRoute, type HttpClientDeps, httpSetup } from "../_http.ts";
 import { type AnthropicMessage, anthropicTool, MessageTranslator } from "./_anthropic_request.ts";
 import { anthropicParams } from "./_anthropic_params.ts";
 import { parseAnthropicBody, readAnthropicStream } from "./_anthropic_reply.ts";
@@ -73,6 +73,7 @@ export class AnthropicClient implements ChatClient {
   readonly #translator = new MessageTranslator();
   readonly #bodies = new RequestBodies();
   readonly #auth: { authHint: string; keyFrom: string | undefined };
+  readonly #route: ClientRoute | undefined;
   /** The translated tools of the last request (the list is the same every step). */
   #tools: { of: readonly Json[]; as: Json[] } | undefined;
 
@@ -83,11 +84,14 @@ export class AnthropicClient implements ChatClient {
    * @throws {ConfigError} for a bad key or value, a parameter Anthropic does not take (without
    *   `drop_params`), or a cost limit that cannot be enforced
    */
-  constructor(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClientDeps) {
+  constructor(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClientDeps, route?: ClientRoute) {
     const setup = httpSetup(input, deps);
     const { endpoint, kwargs, config } = setup;
     this.endpoint = endpoint;
-    this.#url = messagesUrl(endpoint.baseUrl);
+    this.#url = route
+      ? (config.stream ? route.streamUrl ?? route.url : route.url)
+      : messagesUrl(endpoint.baseUrl);
+    this.#route = route;
     const { fields, maxTokens, dropped } = anthropicParams(kwargs.params, {
       model: endpoint.model,
       dropParams: kwargs.dropParams,
@@ -109,23 +113,28 @@ export class AnthropicClient implements ChatClient {
     for (const [name, value] of Object.entries(kwargs.headers)) headers[name.toLowerCase()] = value;
     // litellm's own headers go over the caller's: the version, and the key as x-api-key (a bearer
     // token from ANTHROPIC_AUTH_TOKEN). An Authorization in extra_headers is sent as given.
+    // On another route (Vertex AI) the version goes in the body and the route's credentials replace the key.
     Object.assign(headers, {
-      "anthropic-version": ANTHROPIC_VERSION,
+      ...(route ? {} : { "anthropic-version": ANTHROPIC_VERSION }),
       accept: "application/json",
       "content-type": "application/json",
+      ...route?.headers,
     });
-    if (setup.key?.from === "ANTHROPIC_AUTH_TOKEN") headers.authorization ??= `Bearer ${setup.key.value}`;
-    else if (setup.key !== undefined) headers["x-api-key"] = setup.key.value;
+    if (route === undefined && setup.key?.from === "ANTHROPIC_AUTH_TOKEN") {
+      headers.authorization ??= `Bearer ${setup.key.value}`;
+    } else if (route === undefined && setup.key !== undefined) headers["x-api-key"] = setup.key.value;
+    const authHint = route?.authHint ?? setup.authHint;
     this.#transport = new Transport({
       headers,
       timeoutMs: setup.timeoutMs,
       baseUrl: endpoint.baseUrl,
-      authHint: setup.authHint,
+      authHint,
       stream: config.stream ? { sink: deps.onStream, read: readAnthropicStream } : undefined,
       redact: setup.redact,
       log: setup.log,
+      ...(route ? { sign: route.sign } : {}),
     });
-    this.#auth = { authHint: setup.authHint, keyFrom: setup.key?.from };
+    this.#auth = { authHint, keyFrom: route?.keyFrom ?? setup.key?.from };
   }
 
   /** Where the key comes from (a variable's name, `model.model_kwargs.api_key`), or undefined: none. */
@@ -168,6 +177,10 @@ export class AnthropicClient implements ChatClient {
     if (system.length > 0) payload.system = system;
     payload.max_tokens = this.#maxTokens;
     if (this.#stream) payload.stream = true;
+    if (this.#route) {
+      delete payload.model;
+      Object.assign(payload, this.#route.body);
+    }
     Object.assign(payload, this.#extraBody);
     const body = this.#bodies.serialise(payload, messages satisfies AnthropicMessage[]);
     const parsed = await this.#transport.send(this.#url, body, parseAnthropicBody, this.#policy, signal);
