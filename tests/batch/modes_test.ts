@@ -157,7 +157,7 @@ Deno.test("swebench mode: done = in preds.json (upstream's rule), a failed start
   await Deno.mkdir(fx.out, { recursive: true });
   const upstream = { model_name_or_path: "m", instance_id: "s-up", model_patch: "UP" };
   await Deno.writeTextFile(`${fx.out}/preds.json`, JSON.stringify({ "s-up": upstream }));
-  const cfg = await config([...fx.specs, "environment.cwd={{instance.workdir}}"]);
+  const cfg = await config([...fx.specs, "environment.cwd={{instance.workdir}}", "run.create_cwd=true"]);
   const controller = new AbortController();
   interruptWhen(controller, marker, fx.out, ["s-ok", "s-fail", "s-nomodel"]);
   const s = await runBatch(
