@@ -2,7 +2,9 @@
  * The shape holds: over the import graph `deno info --json main.ts` reports (code and type imports,
  * dynamic ones included), no cycle, no import against the layer order (lib <- core <- features |
  * batch | tools <- cli <- main.ts; features, batch and tools never import each other), no import of
- * another folder's `_private` file (a folder's `extra/` is part of it), and `import()` only in `src/cli/`.
+ * another folder's `_private` file (a folder's `extra/` is part of it), `import()` only in `src/cli/` and,
+ * in core, for what a config chooses (a registry's class, an `extra/` module, a part of `lib/`), and no
+ * static import of an `extra/` module from the rest of core.
  */
 import { assertEquals } from "./_support/assert.ts";
 
@@ -14,7 +16,7 @@ interface Module {
 const ROOT = new URL("..", import.meta.url).href;
 
 /** The project's modules and, for each, the project modules it imports (with whether dynamically). */
-async function graph(): Promise<Map<string, { to: string; dynamic: boolean }[]>> {
+async function graph(): Promise<Map<string, { to: string; dynamic: boolean; typeOnly: boolean }[]>> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "main.ts"],
     cwd: new URL(ROOT).pathname,
@@ -22,15 +24,19 @@ async function graph(): Promise<Map<string, { to: string; dynamic: boolean }[]>>
   }).output();
   const info: { modules: Module[] } = JSON.parse(new TextDecoder().decode(out.stdout));
   const own = (s: string | undefined) => s?.startsWith(ROOT) ? s.slice(ROOT.length) : undefined;
-  const edges = new Map<string, { to: string; dynamic: boolean }[]>();
+  const edges = new Map<string, { to: string; dynamic: boolean; typeOnly: boolean }[]>();
   for (const m of info.modules) {
     const from = own(m.specifier);
     if (!from) continue;
-    const deps = (m.dependencies ?? []).flatMap((d) =>
-      [own(d.code?.specifier), own(d.type?.specifier)].flatMap((to) =>
-        to ? [{ to, dynamic: d.isDynamic === true }] : []
-      )
-    );
+    const deps = (m.dependencies ?? []).flatMap((d) => {
+      const code = own(d.code?.specifier);
+      const type = own(d.type?.specifier);
+      const dynamic = d.isDynamic === true;
+      return [
+        ...(code ? [{ to: code, dynamic, typeOnly: false }] : []),
+        ...(type && type !== code ? [{ to: type, dynamic, typeOnly: code === undefined }] : []),
+      ];
+    });
     edges.set(from, deps);
   }
   return edges;
@@ -111,9 +117,30 @@ Deno.test("no file imports another folder's _private file (a folder's extra/ is 
   assertEquals([...new Set(wrong)], []);
 });
 
-Deno.test("dynamic import() of claudius's modules happens only in src/cli/ (the one place that composes)", () => {
+/** A core file's dynamic import is of what a config chooses: a class (from its registry), an extra, a lib part. */
+function choiceLoad(from: string, to: string): boolean {
+  const dir = (p: string) => p.slice(0, p.lastIndexOf("/"));
+  const registry = from.endsWith("/classes.ts") && to.startsWith(`${dir(from)}/`);
+  return registry || to.includes("/extra/") || room(to) === "lib";
+}
+
+Deno.test("import() only in src/cli/ (the one place that composes), and in core for what a config chooses", () => {
   const wrong = [...edges].flatMap(([from, deps]) =>
-    deps.flatMap(({ to, dynamic }) => dynamic && room(from) !== "cli" ? [`${from} -> ${to}`] : [])
+    deps.flatMap(({ to, dynamic }) => {
+      if (!dynamic || room(from) === "cli") return [];
+      return room(from) === "core" && choiceLoad(from, to) ? [] : [`${from} -> ${to}`];
+    })
+  );
+  assertEquals([...new Set(wrong)], []);
+});
+
+Deno.test("core reaches an extra/ module only by import(): no static import of one from outside extra/", () => {
+  const wrong = [...edges].flatMap(([from, deps]) =>
+    deps.flatMap(({ to, dynamic, typeOnly }) =>
+      room(from) === "core" && !from.includes("/extra/") && to.includes("/extra/") && !dynamic && !typeOnly
+        ? [`${from} -> ${to}`]
+        : []
+    )
   );
   assertEquals([...new Set(wrong)], []);
 });

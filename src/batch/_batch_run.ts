@@ -320,7 +320,7 @@ export class BatchRun {
       signal,
       runId: `b${this.#tag}${++this.#counter}`,
       cwd: deps.cwd,
-      modules: deps.modules,
+      ...(deps.classes ? { classes: deps.classes } : {}),
       ...(host ? { dockerHost: host } : {}),
       watch: {
         message: (m: Message) => {

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ResolvedConfig } from "../core/config/load.ts";
-import type { ComponentModules, Episode, EpisodeDeps, EpisodePlug } from "../core/episode.ts";
+import type { Classes, Episode, EpisodeDeps, EpisodePlug } from "../core/episode.ts";
 import type { Message } from "../core/types.ts";
 import type { DockerHostSpec } from "./_workers.ts";
 import type { Selection } from "./select.ts";
@@ -46,8 +46,8 @@ export interface BatchDeps {
   hostEnv: Record<string, string>;
   /** The features of each instance's episode. */
   features: FeatureBuilder;
-  /** Loads the modules of the model and environment classes not always needed. */
-  modules: ComponentModules;
+  /** The registries of model and environment classes (default: claudius's own). */
+  classes?: Classes;
   /** Directory relative paths are resolved against. */
   cwd: string;
   /** Progress output (stdout). */

@@ -18,25 +18,29 @@ import { refuseSilentYolo } from "./_silent_yolo.ts";
 import { type EndingSignal, SIGNAL_STATUSES } from "../core/errors.ts";
 import type { Host } from "../core/host.ts";
 import { configSchema } from "./schema.ts";
-import { MODULES, YAML } from "./components.ts";
+import type { Registry } from "../core/episode.ts";
+import { REGISTRY } from "./classes.ts";
+import { YAML } from "./components.ts";
 
 /**
  * The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults.
  * `base` (a built-in) comes first unless some `-c` names a whole config. `atTerminal`: when no config or
  * flag names the agent class, it is `interactive` if stdin and stdout are terminals and either no task
- * flag is given or the config asks for `agent.mode` confirm / human.
+ * flag is given or the config asks for `agent.mode` confirm / human. `registry`: the classes the
+ * schema is made of (default: claudius's).
  */
 export async function resolveFlagsConfig(
   flags: RunFlags,
   host: Host,
   base = "default",
   atTerminal = false,
+  registry: Registry = REGISTRY,
 ) {
   const implicit = flags.config.some(namesWholeConfig) ? 0 : 1;
   const specs = implicit ? [base, ...flags.config] : flags.config;
   const hostEnv = host.env;
   const configDir = hostEnv.MSWEA_CONFIG_DIR;
-  const schema = configSchema();
+  const schema = configSchema(registry);
   let { config, sources } = await loadConfig(
     specs,
     {
@@ -61,7 +65,7 @@ export async function resolveFlagsConfig(
   );
   if ((envClass === "docker" || envClass === "podman") && !runArgsSet) {
     const { cpus, memory } = host.machine();
-    const { defaultIsolationArgs } = await MODULES.docker();
+    const { defaultIsolationArgs } = await import("../core/environments/extra/docker.ts");
     config.environment.run_args = defaultIsolationArgs(cpus, memory);
   }
   return { config, sources };

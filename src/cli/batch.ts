@@ -15,7 +15,6 @@ import { FILTER_WORKER } from "../batch/select.ts";
 import { summaryLines } from "../batch/progress.ts";
 import { exportHint, MODES, SWEBENCH_SUBSETS } from "../batch/modes.ts";
 import { onSignals, resolveFlagsConfig } from "./_shared.ts";
-import { MODULES } from "./components.ts";
 import { episodeFeatures } from "./features.ts";
 
 /** The flags of `claudius batch`. */
@@ -108,7 +107,6 @@ export async function batchCommand(flags: BatchFlags, host: Host): Promise<numbe
     const deps = {
       hostEnv: host.env,
       features: episodeFeatures,
-      modules: MODULES,
       cwd: host.cwd,
       write: host.out,
       live,

@@ -20,6 +20,7 @@ import {
   type Saver,
 } from "../core/episode.ts";
 import { MODEL_CLASSES } from "../core/models/classes.ts";
+import { AGENT_CLASSES } from "./classes.ts";
 import { episodeSecrets } from "../core/secret_redactor.ts";
 import type { Action, Environment, Message, StreamSink } from "../core/types.ts";
 import { resolvePath } from "../lib/files.ts";
@@ -139,7 +140,7 @@ async function agentPlug(config: ResolvedConfig, options: FeatureOptions): Promi
         "agent.agent_class 'interactive' needs a terminal session: use it with 'claudius', not 'batch'",
       );
     }
-    const { InteractiveAgent } = await import("../features/interactive/interactive.ts");
+    const { InteractiveAgent } = await AGENT_CLASSES.interactive.load();
     const { GatedEnvironment } = await import("../features/interactive/gated.ts");
     const makeAgent: AgentFactory = (input, model, env, deps) => {
       const own = resolveKeys(INTERACTIVE_AGENT_KEYS, input, "agent");

@@ -9,7 +9,6 @@ import type { ResolvedConfig } from "../core/config/load.ts";
 import { ConfigError } from "../core/errors.ts";
 import type { Host } from "../core/host.ts";
 import { checkModelEndpoint, type ModelEndpoint } from "../core/models/check_endpoint.ts";
-import { MODULES } from "./components.ts";
 
 /** What the check found (undefined for a model with no endpoint: a scripted one). */
 export type EndpointReport = ModelEndpoint | undefined;
@@ -23,7 +22,7 @@ export async function checkEndpoint(
   host: Host,
   probe?: { timeoutMs?: number },
 ): Promise<EndpointReport> {
-  const deps = { modules: MODULES, hostEnv: host.env, log: () => {}, cwd: host.cwd };
+  const deps = { hostEnv: host.env, log: () => {}, cwd: host.cwd };
   const costLimit = typeof config.agent.cost_limit === "number" ? config.agent.cost_limit : 0;
   return await checkModelEndpoint(config.model, costLimit, deps, probe);
 }

@@ -21,9 +21,10 @@ import {
   resolveConfig,
 } from "../core/config/load.ts";
 import { configSchema } from "./schema.ts";
-import { MODULES, YAML } from "./components.ts";
+import { YAML } from "./components.ts";
 import { EPISODE_FLAGS } from "./run_flags.ts";
 import { readRecording, type Recording } from "../features/replay/recording.ts";
+import { REGISTRY } from "./classes.ts";
 import { replay, type ReplayOutcome } from "../features/replay/replay_run.ts";
 
 /** The flags of `claudius replay`. */
@@ -172,7 +173,7 @@ export async function main(argv: string[], host: Host): Promise<number> {
       `replay -o names the trajectory being replayed (${path}), which is never changed; give another file`,
     );
   }
-  const recording = await readRecording(path);
+  const recording = await readRecording(path, REGISTRY);
   const config = await replayConfig(recording, values.config ?? [], host);
   const dir = keep === undefined ? await Deno.makeTempDir({ prefix: "claudius-replay-" }) : undefined;
   try {
@@ -181,7 +182,7 @@ export async function main(argv: string[], host: Host): Promise<number> {
       config,
       outputPath: keep ?? `${dir}/replay.traj.json`,
       ...(task !== undefined ? { task } : {}),
-      deps: { hostEnv: host.env, cwd: host.cwd, log: host.err, modules: MODULES },
+      deps: { hostEnv: host.env, cwd: host.cwd, log: host.err },
     });
     const lines = outcomeLines(outcome, positionals[0]!);
     if (outcome.session.divergence) lines.forEach((l) => host.err(l));

@@ -12,7 +12,8 @@ import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { resolvePath } from "../lib/files.ts";
 import { configSchema } from "./schema.ts";
-import { ENVIRONMENT_CLASSES } from "../core/environments/classes.ts";
+import type { Registry } from "../core/episode.ts";
+import { REGISTRY } from "./classes.ts";
 import { holdPredecessor, readPredecessor } from "../features/resume/predecessor.ts";
 import { batchInstanceOf, leaseInstance } from "../batch/resumed.ts";
 import { exitMessage, Interrupted } from "../core/errors.ts";
@@ -65,13 +66,20 @@ export async function newestRun(cwd: string): Promise<string> {
   return newest.path;
 }
 
-/** `claudius resume TRAJ [options]`: continue a run from its trajectory; its exit code. */
-export async function resumeCommand(flags: ResumeFlags, host: Host): Promise<number> {
+/**
+ * `claudius resume TRAJ [options]`: continue a run from its trajectory; its exit code.
+ * @param registry the classes its recorded types name and the run is built from (default: claudius's)
+ */
+export async function resumeCommand(
+  flags: ResumeFlags,
+  host: Host,
+  registry: Registry = REGISTRY,
+): Promise<number> {
   const path = flags.last ? await newestRun(host.cwd) : resolvePath(flags.trajectory, host.cwd);
-  const predecessor = await readPredecessor(path);
+  const predecessor = await readPredecessor(path, registry);
   const held = await holdPredecessor(path);
   try {
-    return await resumeHeld(flags, host, path, predecessor);
+    return await resumeHeld(flags, host, path, predecessor, registry);
   } finally {
     held.close();
   }
@@ -83,6 +91,7 @@ async function resumeHeld(
   host: Host,
   path: string,
   predecessor: Awaited<ReturnType<typeof readPredecessor>>,
+  registry: Registry,
 ): Promise<number> {
   const err = host.err;
   const hostEnv = host.env;
@@ -105,7 +114,7 @@ async function resumeHeld(
   const canAsk = host.terminal.stdin;
   const { config, sources } = source
     ? await resumeConfig({ source, unknownClasses }, flags.config, flags.overrides, {
-      schema: configSchema(),
+      schema: configSchema(registry),
       builtinDir: host.builtinDir,
       ...(hostEnv.MSWEA_CONFIG_DIR ? { configDir: hostEnv.MSWEA_CONFIG_DIR } : {}),
       readTextFile: readUtf8File,
@@ -113,11 +122,11 @@ async function resumeHeld(
       hostEnv,
       warn: err,
     })
-    : await resolveFlagsConfig(flags, host);
+    : await resolveFlagsConfig(flags, host, "default", false, registry);
   refuseUnasked(config, sources, canAsk);
   const cls = config.environment.environment_class;
   // A container class (upstream's SWE-ReX ones run as docker) starts anew.
-  const restarted = cls === "docker" || cls === "singularity" || ENVIRONMENT_CLASSES[cls]?.group === "docker";
+  const restarted = registry.environments[cls]?.host !== true;
   if (flags.replay && !restarted) {
     throw new UsageError(
       `--replay runs the recorded commands again in a new container; a ${config.environment.environment_class} ` +
@@ -163,6 +172,7 @@ async function resumeHeld(
       session,
       { ...state, restarted, replay: flags.replay },
       lease?.lost,
+      registry,
     );
   } finally {
     await lease?.release(resolvePath(outputPath, host.cwd));

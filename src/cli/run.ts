@@ -22,7 +22,7 @@ import type { CommandTable } from "./command.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
 import { type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "../core/errors.ts";
 import { EXIT_CODES, type Host } from "../core/host.ts";
-import { type Episode, type EpisodeDeps, runEpisode } from "../core/episode.ts";
+import { type Classes, type Episode, type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import type { Environment } from "../core/types.ts";
 import { runDisplay } from "./run_display.ts";
 import { checkBeforePrompt } from "./preflight.ts";
@@ -30,7 +30,6 @@ import { TOPICS } from "./help_topics.ts";
 import type { Interrupts } from "../features/interactive/user_io.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 import { onSignals, refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
-import { MODULES } from "./components.ts";
 import { episodeFeatures } from "./features.ts";
 
 /** UTC time to the millisecond plus 4 random hex digits: runs started together get their own names. */
@@ -150,7 +149,10 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
   return await runWithSignals(config, { task, outputPath, newFile }, flags, host, session);
 }
 
-/** Run one episode (a new one or a resumed one) with two-stage signal handling; its exit code. */
+/**
+ * Run one episode (a new one or a resumed one) with two-stage signal handling; its exit code.
+ * `classes`: the registries the episode builds from (default: claudius's).
+ */
 export async function runWithSignals(
   config: ResolvedConfig,
   what: Episode,
@@ -159,6 +161,7 @@ export async function runWithSignals(
   session?: Awaited<ReturnType<typeof openTerminal>>,
   resume?: ResumeState,
   stop?: AbortSignal,
+  classes?: Classes,
 ): Promise<number> {
   const canAsk = host.terminal.stdin;
   const err = host.err;
@@ -206,7 +209,7 @@ export async function runWithSignals(
       signal: controller.signal,
       runId: crypto.randomUUID().slice(0, 8),
       cwd: host.cwd,
-      modules: MODULES,
+      ...(classes ? { classes } : {}),
       watch: {
         environment: (e) => {
           env = e;

@@ -7,7 +7,7 @@
  */
 import { type CommandSpec, flag, flagsConfig, type FlagValues, UsageError } from "../lib/flags.ts";
 import { MODEL_CLASSES } from "../core/models/classes.ts";
-import { ENVIRONMENT_CLASSES, ENVIRONMENT_STAND_INS } from "../core/environments/classes.ts";
+import { ENVIRONMENT_CLASSES } from "../core/environments/classes.ts";
 import { EXIT_CODES } from "../core/host.ts";
 
 export { UsageError };
@@ -16,8 +16,8 @@ export { UsageError };
 const MODEL_CLASS_NAMES: readonly string[] = Object.keys(MODEL_CLASSES);
 
 /** The environment classes claudius has (upstream's stand-ins and missing classes are config-only). */
-const ENV_CLASS_NAMES: readonly string[] = Object.keys(ENVIRONMENT_CLASSES).filter((c) =>
-  !(c in ENVIRONMENT_STAND_INS) && !ENVIRONMENT_CLASSES[c]!.missing
+const ENV_CLASS_NAMES: readonly string[] = Object.entries(ENVIRONMENT_CLASSES).flatMap(([name, row]) =>
+  row.standIn || row.missing ? [] : [name]
 );
 
 /** Where a run saves its trajectory when no `-o` or config says: `runs/<run time>.traj.json`. */

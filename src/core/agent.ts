@@ -56,6 +56,16 @@ export const AGENT_KEYS = {
 /** The resolved `agent` section. */
 export type AgentConfig = ConfigOf<typeof AGENT_KEYS>;
 
+/** One agent class, as configs name it by `agent.agent_class` (the command layer lists them: `cli/classes.ts`). */
+export interface AgentRow {
+  /** Recorded as `info.config.agent_type`. */
+  type: string;
+  /** The `agent:` keys the class reads. */
+  keys: Keys;
+  /** One line for `--help` and the config reference. */
+  doc: string;
+}
+
 /** What the default agent needs besides model and environment (see {@link LoopDeps}). */
 export type AgentDeps = LoopDeps<DefaultAgent, AgentConfig>;
 

@@ -7,15 +7,22 @@
  *
  * @module
  */
-import { AGENT_KEYS, type AgentConfig, type AgentDeps, DefaultAgent, type RunResult } from "./agent.ts";
+import {
+  AGENT_KEYS,
+  type AgentConfig,
+  type AgentDeps,
+  type AgentRow,
+  DefaultAgent,
+  type RunResult,
+} from "./agent.ts";
 import type { ResolvedConfig } from "./config/load.ts";
 import { type ConfigOf, type Keys, resolveKeys } from "./config/keys.ts";
 import { DEFAULT_AGENT_KEYS } from "./config/interaction_keys.ts";
 import { errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "../lib/python/template/template.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
-import { makeModel, type ModelClients, type ModelModules } from "./models/classes.ts";
-import { type EnvironmentModules, makeEnvironment } from "./environments/classes.ts";
+import { makeModel, MODEL_CLASSES, type ModelClients, type ModelRow } from "./models/classes.ts";
+import { ENVIRONMENT_CLASSES, type EnvironmentRow, makeEnvironment } from "./environments/classes.ts";
 import { warnSlowBashEnv } from "./environments/bash_env.ts";
 import { type InfoExtras, type ResumeLink, type TrajectoryInfo, trajectoryInfo } from "./trajectory_info.ts";
 import { episodeSecrets } from "./secret_redactor.ts";
@@ -73,8 +80,8 @@ export interface EpisodeDeps {
   log: (line: string) => void;
   /** Unique id of this run (container names and labels). */
   runId: string;
-  /** Loads the modules of the model and environment classes not always needed. */
-  modules: ComponentModules;
+  /** The registries the model and environment are built from (default: claudius's own, {@link CLASSES}). */
+  classes?: Classes;
   /** Aborted on a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) with an `Interrupted` reason. */
   signal?: AbortSignal;
   /** Wall clock in milliseconds (default `Date.now`). */
@@ -89,8 +96,22 @@ export interface EpisodeDeps {
   environment?: Environment;
 }
 
-/** The modules some model and environment classes need (the command layer loads them on demand). */
-export type ComponentModules = ModelModules & EnvironmentModules;
+/** The registries of model and environment classes an episode builds from, one row per class. */
+export interface Classes {
+  /** The model classes, by `model.model_class`. */
+  models: Readonly<Record<string, ModelRow>>;
+  /** The environment classes, by `environment.environment_class`. */
+  environments: Readonly<Record<string, EnvironmentRow>>;
+}
+
+/** claudius's own registries. */
+export const CLASSES: Classes = { models: MODEL_CLASSES, environments: ENVIRONMENT_CLASSES };
+
+/** Every registry of classes: the episode's, and the agent classes the command layer composes. */
+export interface Registry extends Classes {
+  /** The agent classes, by `agent.agent_class`. */
+  agents: Readonly<Record<string, AgentRow>>;
+}
 
 /** What the caller of an episode follows as it happens (all optional). */
 export interface EpisodeWatch {
@@ -212,13 +233,21 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const announced = episode.limits ? undefined : limits.announcement();
   if (announced) deps.log(announced);
   const modelDeps = { ...deps, limits, ...(plug.onStream ? { onStream: plug.onStream } : {}) };
-  const model = await makeModel(config.model, costLimit, modelDeps, plug.resume?.initial.nCalls);
+  const classes = deps.classes ?? CLASSES;
+  const model = await makeModel(
+    config.model,
+    costLimit,
+    modelDeps,
+    plug.resume?.initial.nCalls,
+    classes.models,
+  );
   deps.watch?.model?.(model);
   const env = deps.environment ??
     await makeEnvironment(
       config.environment,
       { ...deps, createCwd: config.run.create_cwd === true },
       own.wall_time_limit_seconds,
+      classes.environments,
     );
   deps.watch?.environment?.(env);
   const writer = new TrajectoryWriter(episode.outputPath, {

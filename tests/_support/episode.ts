@@ -3,14 +3,13 @@
  * deps, the features of an episode, and a batch's deps.
  */
 import { configSchema } from "../../src/cli/schema.ts";
-import { MODULES } from "../../src/cli/components.ts";
 import { episodeFeatures, type FeatureOptions } from "../../src/cli/features.ts";
 import type { ConfigIO, ResolvedConfig } from "../../src/core/config/load.ts";
 import { type Episode, type EpisodeDeps, type EpisodeResult, runEpisode } from "../../src/core/episode.ts";
 import type { BatchDeps } from "../../src/batch/run_batch.ts";
 import * as yamlModule from "../../src/lib/python/yaml.ts";
 
-export { configSchema, MODULES };
+export { configSchema };
 
 /** A file of the program by its path in the checkout, as `Host.programFile` finds it in a checkout. */
 export function programFile(path: string): URL {
@@ -26,9 +25,9 @@ export function configIO(more: Partial<ConfigIO> = {}): ConfigIO {
   return { schema: configSchema(), builtinDir: BUILTIN, readTextFile: Deno.readTextFile, yaml, ...more };
 }
 
-/** An episode's deps: silent, in the current directory, with the real modules; `more` wins. */
+/** An episode's deps: silent, in the current directory, with claudius's classes; `more` wins. */
 export function episodeDeps(more: Partial<EpisodeDeps> = {}): EpisodeDeps {
-  return { hostEnv: {}, log: () => {}, runId: "test", cwd: Deno.cwd(), modules: MODULES, ...more };
+  return { hostEnv: {}, log: () => {}, runId: "test", cwd: Deno.cwd(), ...more };
 }
 
 /** Run an episode with the features its config and `options` ask for, as `claudius` does. */
@@ -42,11 +41,10 @@ export async function runWithFeatures(
   return await runEpisode(features.config, episode, deps, features.plug);
 }
 
-/** A batch's deps: silent, with the real features and modules; `more` wins. */
+/** A batch's deps: silent, with the real features; `more` wins. */
 export function batchDeps(more: Partial<BatchDeps> & Pick<BatchDeps, "hostEnv" | "cwd">): BatchDeps {
   return {
     features: episodeFeatures,
-    modules: MODULES,
     write: () => {},
     live: false,
     log: () => {},

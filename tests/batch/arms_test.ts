@@ -10,7 +10,6 @@ import { UsageError } from "../../src/cli/run_flags.ts";
 import { ConfigError, exitMessage, Interrupted } from "../../src/core/errors.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";
 import { config, step, submit, writeBatch } from "../_support/batch.ts";
-import { MODULES } from "../_support/episode.ts";
 import { episodeFeatures } from "../../src/cli/features.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -19,7 +18,6 @@ function deps(lines: string[] = [], signal?: AbortSignal): BatchDeps {
   return {
     hostEnv: Deno.env.toObject(),
     features: episodeFeatures,
-    modules: MODULES,
     cwd: Deno.cwd(),
     write: (t) => lines.push(t),
     live: false,

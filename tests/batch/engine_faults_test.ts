@@ -8,7 +8,6 @@ import { type BatchDeps, type BatchOptions, runBatch } from "../../src/batch/run
 import { readTrajectory } from "../../src/core/trajectory.ts";
 import { config, step, submit, writeBatch } from "../_support/batch.ts";
 import { type Engine, engineTest, TINY } from "../_support/engines.ts";
-import { MODULES } from "../_support/episode.ts";
 import { episodeFeatures } from "../../src/cli/features.ts";
 
 const DEAD = "unix:///nonexistent/claudius-dead.sock";
@@ -17,7 +16,6 @@ function deps(lines: string[]): BatchDeps {
   return {
     hostEnv: Deno.env.toObject(),
     features: episodeFeatures,
-    modules: MODULES,
     cwd: Deno.cwd(),
     write: (t) => lines.push(t),
     live: false,

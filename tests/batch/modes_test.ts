@@ -9,7 +9,6 @@ import { exitMessage, Interrupted } from "../../src/core/errors.ts";
 import { runCommand } from "../../src/lib/process.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";
 import { config, type ScriptedInstance, step, submit, writeBatch } from "../_support/batch.ts";
-import { MODULES } from "../_support/episode.ts";
 import { episodeFeatures } from "../../src/cli/features.ts";
 
 function options(
@@ -34,7 +33,6 @@ function options(
 const deps = (dir: string, signal?: AbortSignal) => ({
   hostEnv: {},
   features: episodeFeatures,
-  modules: MODULES,
   cwd: dir,
   write: () => {},
   live: false,

@@ -7,7 +7,6 @@ import { ConfigError } from "../../src/core/errors.ts";
 import { type BatchDeps, type BatchOptions, runBatch, workerSlots } from "../../src/batch/run_batch.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";
 import { config, type ScriptedInstance, step, submit, writeBatch } from "../_support/batch.ts";
-import { MODULES } from "../_support/episode.ts";
 import { episodeFeatures } from "../../src/cli/features.ts";
 
 function options(
@@ -33,7 +32,6 @@ function deps(lines: string[] = []): BatchDeps {
   return {
     hostEnv: Deno.env.toObject(),
     features: episodeFeatures,
-    modules: MODULES,
     cwd: Deno.cwd(),
     write: (t) => lines.push(t),
     live: false,

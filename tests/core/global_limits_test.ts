@@ -9,7 +9,7 @@ import { runBatch } from "../../src/batch/run_batch.ts";
 import { runEpisode } from "../../src/core/episode.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";
 import { config, step, submit, writeBatch } from "../_support/batch.ts";
-import { batchDeps, MODULES } from "../_support/episode.ts";
+import { batchDeps } from "../_support/episode.ts";
 
 Deno.test("GlobalLimits: upstream's conditions (cost above the limit, calls at it), read from the environment", () => {
   const cost = GlobalLimits.fromEnv({ MSWEA_GLOBAL_COST_LIMIT: "1.5" });
@@ -45,7 +45,6 @@ Deno.test("a single run refuses the call past MSWEA_GLOBAL_CALL_LIMIT: RuntimeEr
   const path = `${fx.dir}/one.traj.json`;
   const error = await runEpisode(cfg, { task: "t", outputPath: path }, {
     hostEnv: { MSWEA_GLOBAL_CALL_LIMIT: "2" },
-    modules: MODULES,
     log: (l) => logs.push(l),
     runId: "g1",
     cwd: fx.dir,
@@ -102,7 +101,6 @@ Deno.test("MSWEA_SILENT_STARTUP keeps the limits' start-up line out of a run and
   const env = { MSWEA_GLOBAL_CALL_LIMIT: "2", MSWEA_SILENT_STARTUP: "1" };
   const error = await runEpisode(cfg, { task: "t", outputPath: `${fx.dir}/one.traj.json` }, {
     hostEnv: env,
-    modules: MODULES,
     log: (l) => logs.push(l),
     runId: "g2",
     cwd: fx.dir,

@@ -7,7 +7,7 @@ import {
 } from "../../src/core/trajectory.ts";
 import { parseTrajectoryText } from "../../src/core/trajectory_repair.ts";
 import { ConfigError } from "../../src/core/errors.ts";
-import { configIO, MODULES } from "../_support/episode.ts";
+import { configIO } from "../_support/episode.ts";
 
 /** Messages as the writer sees them: any JSON mapping. */
 type Message = Record<string, unknown>;
@@ -288,7 +288,6 @@ async function realSaves(): Promise<{ files: string[]; messages: Message[][] }> 
   );
   const path = `${dir}/t.json`;
   const { agent } = await runEpisode(config, { task: "t", outputPath: path, top: { instance_id: "i" } }, {
-    modules: MODULES,
     hostEnv: Deno.env.toObject(),
     log: () => {},
     runId: "cuts",

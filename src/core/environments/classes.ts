@@ -1,64 +1,129 @@
 /**
- * The environment classes, one table: each name a config can give as
- * `environment.environment_class`, the keys it reads and one line of documentation; upstream's
- * classes that run as another one; and the factory that builds the environment a config names
- * (container and sandbox classes loaded only when used).
+ * The environment classes, one row each: the name a config gives as `environment.environment_class`,
+ * the type its trajectories record, the keys it reads, one line of documentation and the loader of its
+ * module (the classes in `extra/` are loaded only when a config picks them); upstream's classes that
+ * run as another one; and the factory that builds the environment a config names. Construction,
+ * `claudius resume` and `replay` (recorded type -> class), `--help` and the config reference all read
+ * these rows. A new class is its module and its row.
  *
  * @module
  */
 import type { Keys } from "../config/keys.ts";
-import type { StandIn } from "../config/schema.ts";
 import { ConfigError } from "../errors.ts";
 import type { Environment } from "../types.ts";
 import { resolvePath } from "../../lib/files.ts";
-import { LOCAL_KEYS, LocalEnvironment } from "./local.ts";
-import { DOCKER_KEYS, PODMAN_KEYS } from "./_docker_config.ts";
-import { BUBBLEWRAP_KEYS } from "./_bubblewrap_config.ts";
-import { SINGULARITY_KEYS } from "./_singularity_config.ts";
-import { SWEREX_DOCKER_KEYS, SWEREX_MODAL_KEYS, SWEREX_STAND_INS } from "./_stand_ins.ts";
-import { CONTREE_KEYS, contreeRefusal } from "./_contree.ts";
+import {
+  BUBBLEWRAP_KEYS,
+  CONTREE_KEYS,
+  DOCKER_KEYS,
+  LOCAL_KEYS,
+  PODMAN_KEYS,
+  SINGULARITY_KEYS,
+  SWEREX_DOCKER_KEYS,
+  SWEREX_MODAL_KEYS,
+} from "./_keys.ts";
+import type { EnvironmentDeps, EnvironmentRow } from "./environment_class.ts";
 
-/** One environment class: its keys, its documentation, the class whose keys it shares (README). */
-export interface EnvironmentClass {
-  /** The `environment:` keys the class reads. */
-  keys: Keys;
-  /** One line for `--help` and the config reference. */
-  doc: string;
-  /** The class whose keys this one shares, so the README lists them once. */
-  group?: string;
-  /** Upstream's class claudius has no backend for: its configs load, a run naming it is refused. */
-  missing?: true;
-}
+export type {
+  EnvironmentContext,
+  EnvironmentDeps,
+  EnvironmentModule,
+  EnvironmentRow,
+} from "./environment_class.ts";
 
-/** Every environment class name. */
-export const ENVIRONMENT_CLASSES: Readonly<Record<string, EnvironmentClass>> = {
-  local: { keys: LOCAL_KEYS, doc: "bash on the host" },
-  docker: { keys: DOCKER_KEYS, doc: "one container per run, each action a `docker exec`" },
-  podman: { keys: PODMAN_KEYS, doc: "docker with `executable: podman`", group: "docker" },
+const T = "claudius.environments.";
+const DOCKER_TYPE = `${T}DockerEnvironment`;
+const docker = () => import("./extra/docker.ts");
+
+const without = (config: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(Object.entries(config).filter(([k]) => !keys.includes(k)));
+
+/** Every environment class, by the name a config gives it. */
+export const ENVIRONMENT_CLASSES: Readonly<Record<string, EnvironmentRow>> = {
+  local: {
+    type: `${T}LocalEnvironment`,
+    keys: LOCAL_KEYS,
+    doc: "bash on the host",
+    host: true,
+    load: () => import("./local.ts"),
+  },
+  docker: {
+    type: DOCKER_TYPE,
+    keys: DOCKER_KEYS,
+    doc: "one container per run, each action a `docker exec`",
+    load: docker,
+  },
+  podman: {
+    type: DOCKER_TYPE,
+    keys: PODMAN_KEYS,
+    doc: "docker with `executable: podman`",
+    group: "docker",
+    load: docker,
+  },
   bubblewrap: {
+    type: `${T}BubblewrapEnvironment`,
     keys: BUBBLEWRAP_KEYS,
     doc: "local inside `bwrap`: system dirs read-only, working directory writable",
+    host: true,
+    load: () => import("./extra/bubblewrap.ts"),
   },
   singularity: {
+    type: `${T}SingularityEnvironment`,
     keys: SINGULARITY_KEYS,
     doc: "Apptainer/SingularityCE: a writable sandbox built from the image, each action a " +
       "`singularity exec` (executable `apptainer` for Apptainer)",
+    load: () => import("./extra/singularity.ts"),
   },
   swerex_docker: {
+    type: DOCKER_TYPE,
     keys: SWEREX_DOCKER_KEYS,
     doc: "upstream's SWE-ReX docker environment: runs as `docker`, with a note",
     group: "docker",
+    standIn: {
+      runsAs: "docker",
+      note: "note: environment_class swerex_docker runs as claudius's docker environment (same image, cwd, " +
+        "timeout and env; deployment_extra_kwargs not acted on)",
+      translate: (resolved) => without(resolved, ["deployment_extra_kwargs"]),
+    },
+    load: docker,
   },
   swerex_modal: {
+    type: DOCKER_TYPE,
     keys: SWEREX_MODAL_KEYS,
     doc: "upstream's Modal sandbox: runs as a local `docker` container, with a note",
     group: "docker",
+    standIn: {
+      runsAs: "docker",
+      note: "note: environment_class swerex_modal runs in a local docker container (claudius has no Modal " +
+        "backend): same image, cwd, timeout and env; startup_timeout and runtime_timeout stand in for " +
+        "pull_timeout and container_timeout; deployment_timeout, install_pipx and modal_sandbox_kwargs are " +
+        "not acted on",
+      translate: (resolved, given) => {
+        const out = without(resolved, [
+          "startup_timeout",
+          "runtime_timeout",
+          "deployment_timeout",
+          "install_pipx",
+          "modal_sandbox_kwargs",
+        ]);
+        if (given.pull_timeout === undefined && typeof resolved.startup_timeout === "number") {
+          out.pull_timeout = resolved.startup_timeout;
+        }
+        if (given.container_timeout === undefined && typeof resolved.runtime_timeout === "number") {
+          out.container_timeout = `${resolved.runtime_timeout}s`;
+        }
+        return out;
+      },
+    },
+    load: docker,
   },
   contree: {
+    type: "",
     keys: CONTREE_KEYS,
     doc: "upstream's ConTree cloud sandbox: refused before the run (claudius has no ConTree client), " +
       "naming docker and singularity instead",
     missing: true,
+    load: () => import("./extra/contree.ts"),
   },
 };
 
@@ -84,109 +149,69 @@ export const UPSTREAM_ENVIRONMENT_CLASSES: Readonly<Record<string, string>> = {
 /**
  * The claudius class that runs in place of an upstream environment class, if claudius has one.
  * @param name the dotted path or upstream's short name (`docker`)
+ * @param classes the registry (default: claudius's)
  */
-export function upstreamEnvironmentClass(name: string): string | undefined {
+export function upstreamEnvironmentClass(
+  name: string,
+  classes: Readonly<Record<string, EnvironmentRow>> = ENVIRONMENT_CLASSES,
+): string | undefined {
   const cls =
     (Object.hasOwn(UPSTREAM_ENVIRONMENT_CLASSES, name) ? UPSTREAM_ENVIRONMENT_CLASSES[name] : undefined) ??
       name;
-  return Object.hasOwn(ENVIRONMENT_CLASSES, cls) ? cls : undefined;
+  return Object.hasOwn(classes, cls) ? cls : undefined;
 }
-
-/** Upstream classes claudius lacks, and what runs in their place. */
-export const ENVIRONMENT_STAND_INS: Readonly<Record<string, StandIn>> = SWEREX_STAND_INS;
 
 /** Keys of upstream's environments claudius accepts with a warning and does not act on (none now). */
 export const ENVIRONMENT_UPSTREAM_ONLY: Keys = {} as const satisfies Keys;
 
-/** The modules of the container and sandbox classes, loaded by the command layer when a config picks one. */
-export interface EnvironmentModules {
-  /** Loads `docker.ts` (`docker`, `podman`). */
-  docker(): Promise<typeof import("./extra/docker.ts")>;
-  /** Loads `bubblewrap.ts`. */
-  bubblewrap(): Promise<typeof import("./extra/bubblewrap.ts")>;
-  /** Loads `singularity.ts`. */
-  singularity(): Promise<typeof import("./extra/singularity.ts")>;
-}
-
-/** What building an environment needs from the episode. */
-export interface EnvironmentDeps {
-  /** Loads the modules of the classes not always needed. */
-  modules: EnvironmentModules;
-  /** The host's environment variables (`local` passes them on; engines read `DOCKER_HOST`, ...). */
-  hostEnv: Record<string, string>;
-  /** Receives one-line warnings and notes. */
-  log: (line: string) => void;
-  /** Directory a relative working directory is resolved against. */
-  cwd: string;
-  /** Unique id of this run (container names and labels). */
-  runId: string;
-  /** Engine address for container environments. */
-  dockerHost?: string;
-  /** Create a local or bubblewrap working directory that does not exist (`run.create_cwd`). */
-  createCwd?: boolean;
-}
-
 /**
  * Build the environment named by `environment.environment_class` (not started yet). `runSeconds`:
  * the run's wall-time limit (0: none), which a container outlives.
+ * @param classes the registry (default: claudius's; a test adds its own rows)
  * @throws {ConfigError} for an unknown class, or a working directory that cannot be used
  */
 export async function makeEnvironment(
   config: Record<string, unknown>,
   deps: EnvironmentDeps,
   runSeconds = 0,
+  classes: Readonly<Record<string, EnvironmentRow>> = ENVIRONMENT_CLASSES,
 ): Promise<Environment> {
   const { environment_class: cls = DEFAULT_ENVIRONMENT_CLASS, ...own } = config;
-  if (cls === "local" || cls === "bubblewrap") {
-    // Host-side working directory: relative to where claudius runs; `./workspace` when unset. A
-    // configured one is created only when asked (a mistyped --cwd would be a new empty directory the
-    // model works in without a word).
-    const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
-    const cannot = (why: string, fix = "give a directory (--cwd DIR)") =>
-      new ConfigError(`Cannot use environment.cwd '${cwd}': ${why}; ${fix}`);
-    const found = await Deno.stat(cwd).catch(() => undefined);
-    if (found && !found.isDirectory) throw cannot("it is a file");
-    if (!found && own.cwd && !deps.createCwd) {
-      throw cannot("it does not exist", "check the path (--cwd DIR), or pass --create-cwd to create it");
-    }
-    if (!found) {
-      await Deno.mkdir(cwd, { recursive: true }).catch((e) => {
-        throw cannot(
-          e instanceof Deno.errors.AlreadyExists ? "it is a file" : `cannot create it: ${e.message}`,
-        );
-      });
-    }
-    own.cwd = cwd;
+  const name = String(cls);
+  const row = Object.hasOwn(classes, name) ? classes[name] : undefined;
+  if (!row) {
+    throw new ConfigError(
+      `Unknown environment.environment_class '${cls}' (known: ${Object.keys(classes).join(", ")})`,
+    );
   }
-  switch (cls) {
-    case "local":
-      return new LocalEnvironment(own, deps.hostEnv);
-    case "bubblewrap": {
-      const { BubblewrapEnvironment } = await deps.modules.bubblewrap();
-      return new BubblewrapEnvironment(own, deps);
-    }
-    case "docker":
-    case "podman": {
-      const { DockerEnvironment } = await deps.modules.docker();
-      return new DockerEnvironment(own, {
-        hostEnv: deps.hostEnv,
-        runId: deps.runId,
-        log: deps.log,
-        runSeconds,
-        ...(deps.dockerHost ? { dockerHost: deps.dockerHost } : {}),
-      }, cls);
-    }
-    case "singularity": {
-      const { SingularityEnvironment } = await deps.modules.singularity();
-      return new SingularityEnvironment(own, { hostEnv: deps.hostEnv, log: deps.log });
-    }
-    case "contree":
-      throw contreeRefusal();
-    default:
-      throw new ConfigError(
-        `Unknown environment.environment_class '${cls}' (known: ${
-          Object.keys(ENVIRONMENT_CLASSES).join(", ")
-        })`,
+  const given = row.host ? await hostWorkdir(own, deps) : own;
+  return await (await row.load()).createEnvironment({ name, own: given, deps, runSeconds });
+}
+
+/**
+ * The working directory of a class that runs commands on this machine (`host` rows): `environment.cwd`
+ * relative to where claudius runs; `./workspace` when unset. A configured one is created only when asked
+ * (`deps.createCwd`: a mistyped --cwd would be a new empty directory the model works in without a word).
+ * @throws {ConfigError} when the directory is a file, does not exist (unless asked), or cannot be made
+ */
+async function hostWorkdir(
+  own: Record<string, unknown>,
+  deps: EnvironmentDeps,
+): Promise<Record<string, unknown>> {
+  const cwd = resolvePath(String(own.cwd || "workspace"), deps.cwd);
+  const cannot = (why: string, fix = "give a directory (--cwd DIR)") =>
+    new ConfigError(`Cannot use environment.cwd '${cwd}': ${why}; ${fix}`);
+  const found = await Deno.stat(cwd).catch(() => undefined);
+  if (found && !found.isDirectory) throw cannot("it is a file");
+  if (!found && own.cwd && !deps.createCwd) {
+    throw cannot("it does not exist", "check the path (--cwd DIR), or pass --create-cwd to create it");
+  }
+  if (!found) {
+    await Deno.mkdir(cwd, { recursive: true }).catch((e) => {
+      throw cannot(
+        e instanceof Deno.errors.AlreadyExists ? "it is a file" : `cannot create it: ${e.message}`,
       );
+    });
   }
+  return { ...own, cwd };
 }

@@ -6,9 +6,10 @@
  * @module
  */
 import { type ConfigInput, type ConfigOf, resolveKeys } from "../config/keys.ts";
-import { COMMON_ENVIRONMENT_KEYS } from "./_common_keys.ts";
+import { COMMON_ENVIRONMENT_KEYS, LOCAL_KEYS } from "./_keys.ts";
+import type { EnvironmentContext } from "./environment_class.ts";
 
-export { COMMON_ENVIRONMENT_KEYS };
+export { COMMON_ENVIRONMENT_KEYS, LOCAL_KEYS };
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { runCommand } from "../../lib/process.ts";
 import { killGroups } from "../../lib/process_groups.ts";
@@ -16,9 +17,6 @@ import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { withoutBashEnv } from "./bash_env.ts";
-
-/** The keys of `environment_class: local`. */
-export const LOCAL_KEYS: typeof COMMON_ENVIRONMENT_KEYS = COMMON_ENVIRONMENT_KEYS;
 
 /** The resolved config, as saved in the trajectory and exposed to templates. */
 export type LocalEnvironmentConfig = ConfigOf<typeof LOCAL_KEYS>;
@@ -148,4 +146,9 @@ export class LocalEnvironment implements Environment {
     this.#groups.clear();
     await this.#guard.close();
   }
+}
+
+/** The registry's constructor of `environment_class: local` (see `classes.ts`). */
+export function createEnvironment({ own, deps }: EnvironmentContext): LocalEnvironment {
+  return new LocalEnvironment(own, deps.hostEnv);
 }

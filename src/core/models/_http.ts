@@ -13,11 +13,11 @@ import { CostPolicy } from "./_cost_policy.ts";
 import type { Gateway } from "./extra/_gateways.ts";
 import type { Json } from "../types.ts";
 import { type ApiKey, type ModelKwargs, readModelKwargs } from "./_kwargs.ts";
-import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_openai_keys.ts";
+import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_keys.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { PROVIDERS } from "./providers.ts";
 import { abortableSleep, type RetryPolicy, type TransientError } from "./_retry.ts";
-import type { StreamSink } from "./extra/_stream.ts";
+import type { StreamSink } from "../types.ts";
 
 /** What an HTTP client needs from the outside world. */
 export interface HttpClientDeps {

@@ -7,10 +7,9 @@
  * @module
  */
 import { ApiError } from "../errors.ts";
-import type { Json } from "../types.ts";
+import type { Json, StreamSink } from "../types.ts";
 import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
 import { after } from "../../lib/timers.ts";
-import { readCompletionStream, type StreamSink } from "./extra/_stream.ts";
 import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
 import { BodyDecodeError, decodedBody } from "./_decode.ts";
 
@@ -179,7 +178,7 @@ export class Transport {
       const received = cappedBody(decodedBody(response, url), response, url);
       const text =
         this.#o.stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream")
-          ? await (this.#o.stream.read ?? readCompletionStream)(received, this.#o.stream.sink)
+          ? await (this.#o.stream.read ?? await chatCompletionReader())(received, this.#o.stream.sink)
           : await new Response(received).text();
       return { status, headers, text };
     } catch (error) {
@@ -289,6 +288,11 @@ function redirectTarget(url: string, status: number, location: string | null, ag
       `set model.base_url to ${target.origin}${path}${target.search}`,
     status,
   );
+}
+
+/** The reader of streamed chat completions (`extra/_stream.ts`), loaded at the first streamed reply. */
+async function chatCompletionReader() {
+  return (await import("./extra/_stream.ts")).readCompletionStream;
 }
 
 /** The most bytes of one response body read (64 MiB): a longer one fails the query. */

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { DEFAULT_MODEL_CLASS, makeModel, MODEL_CLASSES, type ModelDeps, newHttpClient } from "./classes.ts";
-import type { EndpointCheck } from "./_probe.ts";
+import { makeModel, MODEL_CLASSES, modelContext, type ModelDeps, type ModelRow } from "./classes.ts";
+import type { EndpointCheck } from "./extra/_probe.ts";
 import type { Endpoint } from "./_presets.ts";
 
-export type { EndpointCheck } from "./_probe.ts";
+export type { EndpointCheck } from "./extra/_probe.ts";
 export type { Endpoint } from "./_presets.ts";
 
 /** Where a model's requests go, and what its endpoint answered when asked. */
@@ -34,15 +34,16 @@ export async function checkModelEndpoint(
   costLimit: number,
   deps: ModelDeps,
   probe?: { timeoutMs?: number; signal?: AbortSignal },
+  classes: Readonly<Record<string, ModelRow>> = MODEL_CLASSES,
 ): Promise<ModelEndpoint | undefined> {
-  const { model_class: cls = DEFAULT_MODEL_CLASS, ...own } = config;
-  const spec = MODEL_CLASSES[String(cls)];
-  if (!spec || spec.transport !== "http") {
+  const context = modelContext(config, costLimit, deps, 0, classes);
+  const module = await context.row.load();
+  if (!module.httpClient) {
     // A script has no endpoint; a roulette's models are each checked when built.
-    await makeModel(config, costLimit, deps);
+    await makeModel(config, costLimit, deps, 0, classes);
     return undefined;
   }
-  const client = await newHttpClient(String(cls), spec, own, costLimit, deps);
+  const { client } = await module.httpClient(context);
   const found: ModelEndpoint = { endpoint: client.endpoint, keyFrom: client.keyFrom };
   if (probe) found.check = await client.probe(probe.signal, probe.timeoutMs);
   return found;

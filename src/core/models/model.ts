@@ -11,7 +11,6 @@ import { parsePythonJson, pythonJsonError, stringifyPythonJson } from "../../lib
 import { pyStrip } from "../../lib/python/pyrepr.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import { markLast, withoutMarker } from "./_cache_control.ts";
-import { expandText } from "./extra/_multimodal.ts";
 
 export type { PyMatch, PyMatchSpan, PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type {
@@ -140,6 +139,29 @@ function notText(value: unknown): string {
     ? (Number.isInteger(value) ? "int" : "float")
     : typeof value;
   return `the JSON object must be str, bytes or bytearray, not ${type}`;
+}
+
+/** One content part of an expanded multimodal text (see `extra/_multimodal.ts`). */
+export type ExpandedPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } };
+
+/** A text split into parts at each match (upstream's `_expand_content_string`). */
+export function expandText(text: string, regex: PyRegex): ExpandedPart[] {
+  const matches = regex.finditer(text);
+  if (matches.length === 0) return [{ type: "text", text }];
+  const parts: ExpandedPart[] = [];
+  let last = 0;
+  for (const { start, end, groups } of matches) {
+    if (start > last) parts.push({ type: "text", text: text.slice(last, start) });
+    // A group that did not take part reads as "" (upstream stops with AttributeError there).
+    const kind = pyStrip(groups[1] ?? "");
+    const value = pyStrip(groups[2] ?? "");
+    if (kind === "image_url") parts.push({ type: "image_url", image_url: { url: value } });
+    last = end;
+  }
+  if (last < text.length) parts.push({ type: "text", text: text.slice(last) });
+  return parts;
 }
 
 /** A {@link Model} over a chat client, in tool-call or text mode. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { InputItem } from "./extra/responses.ts";
+import type { InputItem } from "./model_class.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
@@ -18,11 +18,11 @@ import {
 } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 import { Transport } from "./_transport.ts";
-import type { OPENAI_KEYS } from "./_openai_keys.ts";
+import type { OPENAI_KEYS } from "./_keys.ts";
 import type { ConfigInput } from "../config/keys.ts";
 import { type ClientRoute, type HttpClientDeps, httpSetup } from "./_http.ts";
 import { ANY_PARAMS, chatParams, openaiRules } from "./_kwargs.ts";
-import { type EndpointCheck, probeEndpoint } from "./_probe.ts";
+import type { EndpointCheck } from "./extra/_probe.ts";
 
 /** What the client needs from the outside world (see {@link HttpClientDeps}). */
 export type OpenAIClientDeps = HttpClientDeps;
@@ -122,7 +122,7 @@ export class OpenAIClient implements ChatClient {
    * Ask the endpoint for its models (`GET <base>/models`, free), with the key a run would send.
    * @returns what it answered, or what is wrong and what to check
    */
-  probe(signal?: AbortSignal, timeoutMs?: number): Promise<EndpointCheck> {
+  async probe(signal?: AbortSignal, timeoutMs?: number): Promise<EndpointCheck> {
     const url = this.endpoint.routes?.models ?? routeUrl(this.endpoint.baseUrl, "/models");
     const target = {
       transport: this.#transport,
@@ -131,7 +131,8 @@ export class OpenAIClient implements ChatClient {
       ...this.#auth,
       ...(this.endpoint.routes?.models ? { unrelatedList: true } : {}),
     };
-    return probeEndpoint(target, signal, timeoutMs);
+    const { probeEndpoint } = await import("./extra/_probe.ts");
+    return await probeEndpoint(target, signal, timeoutMs);
   }
 
   /**

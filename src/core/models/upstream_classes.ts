@@ -5,6 +5,7 @@
  * @module
  */
 import { MODEL_CLASSES } from "./classes.ts";
+import type { ModelRow } from "./model_class.ts";
 
 /**
  * An upstream model class as claudius runs it: `cls` for a run of upstream v2 (and a config naming
@@ -62,9 +63,14 @@ export const UPSTREAM_MODEL_CLASSES: Readonly<Record<string, UpstreamModelClass>
  * ```
  * @param name the dotted path (`minisweagent.models.litellm_model.LitellmModel`) or upstream's short name
  * @param text the run was upstream v1's (replies read as text)
+ * @param classes the registry (default: claudius's)
  */
-export function upstreamModelClass(name: string, text = false): string | undefined {
+export function upstreamModelClass(
+  name: string,
+  text = false,
+  classes: Readonly<Record<string, ModelRow>> = MODEL_CLASSES,
+): string | undefined {
   const entry = Object.hasOwn(UPSTREAM_MODEL_CLASSES, name) ? UPSTREAM_MODEL_CLASSES[name] : undefined;
   const cls = entry === undefined ? (text ? undefined : name) : text ? entry.text : entry.cls;
-  return cls !== undefined && Object.hasOwn(MODEL_CLASSES, cls) ? cls : undefined;
+  return cls !== undefined && Object.hasOwn(classes, cls) ? cls : undefined;
 }

@@ -15,6 +15,7 @@ import type { ExecOutput, Json, Message } from "../../core/types.ts";
 import { isJson, isJsonObject, type JsonObject } from "../../lib/json.ts";
 import { UsageError } from "../../lib/flags.ts";
 import { isV1, type RecordedConfig, recordedConfig } from "../resume/recorded_config.ts";
+import type { Registry } from "../../core/episode.ts";
 
 /** One recorded model call. */
 export interface RecordedCall {
@@ -122,9 +123,10 @@ function unreplayable(m: Message): string {
 /**
  * Read a trajectory for replaying it.
  * @param path the file (absolute)
+ * @param registry the classes whose recorded types are read back
  * @throws {UsageError} naming the file (and message) for what cannot be replayed
  */
-export async function readRecording(path: string): Promise<Recording> {
+export async function readRecording(path: string, registry: Registry): Promise<Recording> {
   const { data } = await readTrajectory(path).catch((e) => {
     if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot replay ${path}: no such file`);
     throw new UsageError(`Cannot replay ${path}: ${errorMessage(e)} (not a trajectory?)`);
@@ -135,7 +137,7 @@ export async function readRecording(path: string): Promise<Recording> {
   if (isV1(data, messages)) {
     throw cannot("it is an upstream v1 trajectory (mini-swe-agent-1), which keeps no raw command outputs");
   }
-  const config = recordedConfig(info, false, path, "replay");
+  const config = recordedConfig(info, false, path, "replay", registry);
   if (!config.tree) throw cannot("it records no config (info.config), which a replay runs with");
   const recorded = isTree(info.config) ? info.config : {};
   if (isTree(recorded.mechanisms) && Object.keys(recorded.mechanisms).length > 0) {

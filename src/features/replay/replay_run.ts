@@ -35,7 +35,7 @@ export interface ReplayOptions {
   outputPath: string;
   /** The task, when given (else it is read back from the instance message). */
   task?: string;
-  deps: Pick<EpisodeDeps, "hostEnv" | "cwd" | "log" | "modules">;
+  deps: Pick<EpisodeDeps, "hostEnv" | "cwd" | "log" | "classes">;
 }
 
 /** What a replay found. */
@@ -58,7 +58,13 @@ async function recoverVars(options: ReplayOptions, session: ReplaySession, env: 
   const { config, recording, deps } = options;
   const tok = tokens();
   env.uname = Object.fromEntries(UNAME_FIELDS.map((f) => [f, tok[f]!]));
-  const model = await makeModel(config.model, 0, { ...deps, clients: session.clients });
+  const model = await makeModel(
+    config.model,
+    0,
+    { ...deps, clients: session.clients },
+    0,
+    deps.classes?.models,
+  );
   const { agent_class: _, ...input } = config.agent;
   const probe = new DefaultAgent(resolveKeys(DEFAULT_AGENT_KEYS, input, "agent"), model, env);
   const vars = probe.templateVars({ task: options.task ?? tok.task });

@@ -8,12 +8,12 @@
 import type { ConfigSource } from "../../core/config/load.ts";
 import { isTree } from "../../core/config/load.ts";
 import { isV1, v1Exit, v1Messages } from "./_upstream_v1.ts";
-import { ENVIRONMENT_CLASSES, type RecordedConfig, recordedConfig } from "./recorded_config.ts";
+import { type RecordedConfig, recordedConfig } from "./recorded_config.ts";
+import type { Registry } from "../../core/episode.ts";
 import type { AssistantMessage, Json, Message } from "../../core/types.ts";
 import type { ResumeLink } from "../../core/trajectory_info.ts";
 
 export type { ResumeLink };
-export { ENVIRONMENT_CLASSES };
 import { UsageError } from "../../lib/flags.ts";
 import { type ReadTrajectory, readTrajectory } from "../../core/trajectory.ts";
 import { errorMessage } from "../../lib/errors.ts";
@@ -60,10 +60,11 @@ const isObservation = (m: Message) =>
 /**
  * Read a trajectory for resuming it.
  * @param path the trajectory (absolute)
+ * @param registry the classes whose recorded types are read back
  * @throws {UsageError} the file is missing or holds nothing to continue (a submitted run, no messages)
  * @throws {SyntaxError} nothing can be recovered from it
  */
-export async function readPredecessor(path: string): Promise<Predecessor> {
+export async function readPredecessor(path: string, registry: Registry): Promise<Predecessor> {
   const { data, repaired } = await readFile(path);
   if (await beingWritten(path)) {
     throw new UsageError(
@@ -74,7 +75,7 @@ export async function readPredecessor(path: string): Promise<Predecessor> {
   const info: Record<string, unknown> = isTree(data.info) ? data.info : {};
   const v1 = isV1(data, data.messages);
   const { messages, status } = historyOf(path, v1 ? v1Messages(data.messages) : data.messages, info, v1);
-  const { tree, unknownClasses, notes } = recordedConfig(info, v1, path);
+  const { tree, unknownClasses, notes } = recordedConfig(info, v1, path, "resume", registry);
   const pending = pendingStep(messages);
   const stats = isTree(info.model_stats) ? info.model_stats : {};
   const counted = countCalls(messages);

@@ -8,7 +8,7 @@
  */
 import type { ConfigTree } from "../../core/config/load.ts";
 import { isTree } from "../../core/config/load.ts";
-import { MODEL_CLASSES } from "../../core/models/classes.ts";
+import type { Registry } from "../../core/episode.ts";
 import { UPSTREAM_MODEL_CLASSES, upstreamModelClass } from "../../core/models/upstream_classes.ts";
 import { upstreamEnvironmentClass } from "../../core/environments/classes.ts";
 import { UsageError } from "../../lib/flags.ts";
@@ -16,10 +16,11 @@ import { v1Sections } from "./_upstream_v1.ts";
 
 export { isV1 } from "./_upstream_v1.ts";
 
-/** Agent classes by their `info.config.agent_type`: claudius's, and every one upstream has had. */
-const AGENT_CLASSES: Record<string, string> = {
-  "claudius.agent.DefaultAgent": "default",
-  "claudius.agents.InteractiveAgent": "interactive",
+/**
+ * Every agent class upstream has had, by its `info.config.agent_type`, and the claudius class that
+ * runs in its place.
+ */
+const UPSTREAM_AGENT_CLASSES: Record<string, string> = {
   "minisweagent.agents.default.DefaultAgent": "default",
   "minisweagent.agents.interactive.InteractiveAgent": "interactive",
   // v1's terminal UI: the agent it ran (`_TextualAgent`) and its app.
@@ -31,18 +32,12 @@ const AGENT_CLASSES: Record<string, string> = {
   "minisweagent.run.benchmarks.utils.common.ProgressTrackingAgent": "default",
 };
 
-/** claudius's environment classes by their `info.config.environment_type` (podman runs keep `executable: podman`). */
-export const ENVIRONMENT_CLASSES: Record<string, string> = {
-  "claudius.environments.LocalEnvironment": "local",
-  "claudius.environments.DockerEnvironment": "docker",
-  "claudius.environments.BubblewrapEnvironment": "bubblewrap",
-  "claudius.environments.SingularityEnvironment": "singularity",
-};
-
-/** Model classes by their `info.config.model_type` (the first class of each type: the aliases behave alike). */
-const MODEL_CLASSES_BY_TYPE: Record<string, string> = Object.fromEntries(
-  Object.entries(MODEL_CLASSES).reverse().map(([name, c]) => [c.type, name]),
-);
+/** The first class of each recorded type in a registry (classes of one type behave alike). */
+function byType(rows: Readonly<Record<string, { type: string }>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(rows).reverse().flatMap(([name, c]) => c.type ? [[c.type, name]] : []),
+  );
+}
 
 /** What a trajectory's `info` says about the config it ran with. */
 export interface RecordedConfig {
@@ -63,13 +58,15 @@ export interface RecordedConfig {
  * @param v1 the file is upstream v1's (its replies were read as text; see `_upstream_v1.ts`)
  * @param path the file, named in errors
  * @param action what is done with it, for errors (`resume`, `replay`)
+ * @param registry the classes whose recorded types are read back
  * @throws {UsageError} when `info.config` lacks one of the three sections
  */
 export function recordedConfig(
   info: Record<string, unknown>,
   v1: boolean,
   path: string,
-  action = "resume",
+  action: string,
+  registry: Registry,
 ): RecordedConfig {
   const recorded = isTree(info.config) ? info.config : undefined;
   const unknownClasses: RecordedConfig["unknownClasses"] = [];
@@ -80,7 +77,7 @@ export function recordedConfig(
   }
   const withClass = (kind: "agent" | "model" | "environment") => {
     const type = String(recorded[`${kind}_type`] ?? "");
-    const cls = recordedClass(kind, type, v1);
+    const cls = recordedClass(registry, kind, type, v1);
     if (cls === undefined) {
       unknownClasses.push({ key: `${kind}.${kind}_class`, type, ...missing(kind, type, v1) });
     }
@@ -103,15 +100,18 @@ export function recordedConfig(
 const own = (table: Record<string, string>, key: string) =>
   Object.hasOwn(table, key) ? table[key] : undefined;
 
-/** The claudius class of a recorded type: claudius's own names first, then upstream's. */
+/** The claudius class of a recorded type: the registry's own types first, then upstream's. */
 function recordedClass(
+  registry: Registry,
   kind: "agent" | "model" | "environment",
   type: string,
   v1: boolean,
 ): string | undefined {
-  if (kind === "agent") return own(AGENT_CLASSES, type);
-  if (kind === "model") return own(MODEL_CLASSES_BY_TYPE, type) ?? upstreamModelClass(type, v1);
-  return own(ENVIRONMENT_CLASSES, type) ?? upstreamEnvironmentClass(type);
+  if (kind === "agent") return own(byType(registry.agents), type) ?? own(UPSTREAM_AGENT_CLASSES, type);
+  if (kind === "model") {
+    return own(byType(registry.models), type) ?? upstreamModelClass(type, v1, registry.models);
+  }
+  return own(byType(registry.environments), type) ?? upstreamEnvironmentClass(type, registry.environments);
 }
 
 /** Why an upstream class has no claudius class to run in its place (nothing for a class upstream never had). */

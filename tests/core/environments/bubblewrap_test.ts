@@ -6,7 +6,7 @@ import { assert, assertEquals, assertMatch, assertRejects, assertThrows } from "
 import { BubblewrapEnvironment } from "../../../src/core/environments/extra/bubblewrap.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import type { ConfigInput } from "../../../src/core/config/keys.ts";
-import type { BUBBLEWRAP_KEYS } from "../../../src/core/environments/_bubblewrap_config.ts";
+import type { BUBBLEWRAP_KEYS } from "../../../src/core/environments/_keys.ts";
 import { warnSlowBashEnv } from "../../../src/core/environments/bash_env.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { makeEnvironment } from "../../../src/core/environments/classes.ts";

@@ -6,7 +6,7 @@
  */
 import { assert } from "../../_support/assert.ts";
 import { OpenAIClient, type OpenAIClientDeps } from "../../../src/core/models/openai.ts";
-import type { OpenAIClientConfig } from "../../../src/core/models/_openai_keys.ts";
+import type { OpenAIClientConfig } from "../../../src/core/models/_keys.ts";
 import type { ScriptReply } from "../../../src/core/models/extra/_script.ts";
 import type { ChatRequest, Json } from "../../../src/core/types.ts";
 import { type FakeServer, startFakeServer } from "../../_support/fake_server.ts";

@@ -1,11 +1,11 @@
 /**
- * Which client a model config talks through (src/core/models/clients.ts), and a whole run of upstream's
+ * Which client a model config talks through (src/core/models/chat.ts), and a whole run of upstream's
  * `litellm` class with an `anthropic/` model over the native API, through the CLI.
  */
 import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { AnthropicClient, messagesUrl } from "../../../src/core/models/extra/anthropic.ts";
-import { chatClient, responsesClient } from "../../../src/core/models/clients.ts";
+import { chatClient, responsesClient } from "../../../src/core/models/chat.ts";
 import { GATEWAYS } from "../../../src/core/models/extra/_gateways.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
 import { startAnthropicServer } from "../../_support/anthropic_server.ts";
@@ -17,26 +17,26 @@ const deps = {
   log: () => {},
 };
 
-Deno.test("chatClient(): Anthropic's models speak the Messages API; OpenRouter, gateways and the rest chat completions", () => {
-  const kind = (config: Record<string, unknown>, gateway?: keyof typeof GATEWAYS) =>
-    chatClient({ cost_tracking: "ignore_errors", ...config }, {
+Deno.test("chatClient(): Anthropic's models speak the Messages API; OpenRouter, gateways and the rest chat completions", async () => {
+  const kind = async (config: Record<string, unknown>, gateway?: keyof typeof GATEWAYS) =>
+    (await chatClient({ cost_tracking: "ignore_errors", ...config }, {
       ...deps,
       ...(gateway ? { gateway: GATEWAYS[gateway]! } : {}),
-    })
+    }))
       .constructor.name;
-  assertEquals(kind({ model_name: "anthropic/claude-sonnet-4-5" }), AnthropicClient.name);
-  assertEquals(kind({ model_name: "claude-3-5-haiku-latest" }), AnthropicClient.name);
+  assertEquals(await kind({ model_name: "anthropic/claude-sonnet-4-5" }), AnthropicClient.name);
+  assertEquals(await kind({ model_name: "claude-3-5-haiku-latest" }), AnthropicClient.name);
   assertEquals(
-    kind({ model_name: "my-claude", model_kwargs: { custom_llm_provider: "anthropic" } }),
+    await kind({ model_name: "my-claude", model_kwargs: { custom_llm_provider: "anthropic" } }),
     AnthropicClient.name,
   );
-  assertEquals(kind({ model_name: "openrouter/anthropic/claude-sonnet-4-5" }), OpenAIClient.name);
+  assertEquals(await kind({ model_name: "openrouter/anthropic/claude-sonnet-4-5" }), OpenAIClient.name);
   assertEquals(
-    kind({ model_name: "claude-sonnet-4-5", base_url: "http://127.0.0.1:9/v1" }),
+    await kind({ model_name: "claude-sonnet-4-5", base_url: "http://127.0.0.1:9/v1" }),
     OpenAIClient.name,
   );
-  assertEquals(kind({ model_name: "@anthropic/claude-sonnet-4-5" }, "portkey"), OpenAIClient.name);
-  assertEquals(kind({ model_name: "openai/gpt-4o" }), OpenAIClient.name);
+  assertEquals(await kind({ model_name: "@anthropic/claude-sonnet-4-5" }, "portkey"), OpenAIClient.name);
+  assertEquals(await kind({ model_name: "openai/gpt-4o" }), OpenAIClient.name);
   assertThrows(
     () => responsesClient({ model_name: "anthropic/claude-sonnet-4-5" }, deps),
     ConfigError,

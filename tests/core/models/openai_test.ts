@@ -1,7 +1,7 @@
 import { assert, assertEquals, assertRejects, assertThrows } from "../../_support/assert.ts";
 import { ApiError, ConfigError } from "../../../src/core/errors.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
-import type { OpenAIClientConfig } from "../../../src/core/models/_openai_keys.ts";
+import type { OpenAIClientConfig } from "../../../src/core/models/_keys.ts";
 import type { Json } from "../../../src/core/types.ts";
 import { assertIncludes, field, KEY, REQUEST, setup, withServer } from "./_client.ts";
 

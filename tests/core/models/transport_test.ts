@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
 import { ApiError } from "../../../src/core/errors.ts";
-import type { OpenAIClientConfig } from "../../../src/core/models/_openai_keys.ts";
+import type { OpenAIClientConfig } from "../../../src/core/models/_keys.ts";
 import { abortableSleep } from "../../../src/core/models/_retry.ts";
 import { type ScriptReply, toCompletionBody } from "../../../src/core/models/extra/_script.ts";
 import type { ChatRequest, Json } from "../../../src/core/types.ts";

@@ -7,7 +7,6 @@ import { assertEquals } from "../../_support/assert.ts";
 import { runBatch } from "../../../src/batch/run_batch.ts";
 import { readTrajectory } from "../../../src/core/trajectory.ts";
 import { config, step, submit, writeBatch } from "../../_support/batch.ts";
-import { MODULES } from "../../_support/episode.ts";
 import { episodeFeatures } from "../../../src/cli/features.ts";
 
 const EMPTY = { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };
@@ -27,7 +26,6 @@ async function arm(specs: string[], replies: Parameters<typeof writeBatch>[0][nu
   }, {
     hostEnv: Deno.env.toObject(),
     features: episodeFeatures,
-    modules: MODULES,
     cwd: Deno.cwd(),
     write: (t) => lines.push(t),
     live: false,

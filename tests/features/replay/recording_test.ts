@@ -2,6 +2,7 @@
  * readRecording(): what a replay reads from a trajectory, and the trajectories it refuses, each with
  * one line saying why (ProgramBench's, upstream v1's, a format error without its response, a user's input).
  */
+import { REGISTRY } from "../../../src/cli/classes.ts";
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { UsageError } from "../../../src/lib/flags.ts";
 import { readRecording } from "../../../src/features/replay/recording.ts";
@@ -12,14 +13,14 @@ const upstream = JSON.parse(await Deno.readTextFile(UPSTREAM));
 async function refusal(data: unknown): Promise<string> {
   const path = `${await Deno.makeTempDir()}/t.traj.json`;
   await Deno.writeTextFile(path, JSON.stringify(data));
-  const e = await readRecording(path).catch((e) => e);
+  const e = await readRecording(path, REGISTRY).catch((e) => e);
   assert(e instanceof UsageError, String(e));
   assertMatch(e.message, new RegExp(`^Cannot replay ${path}: `));
   return e.message;
 }
 
 Deno.test("readRecording() of upstream's own file: its calls, the outputs of its observations, its ending", async () => {
-  const r = await readRecording(UPSTREAM);
+  const r = await readRecording(UPSTREAM, REGISTRY);
   // Six calls (two of them format errors), five observations, the submission in the ending.
   assertEquals(r.calls.map((c) => c.index), [2, 5, 6, 7, 10, 12]);
   assertEquals(r.outputs.map((o) => [o.index, o.call, o.toolCallId]), [

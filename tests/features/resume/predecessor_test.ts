@@ -2,12 +2,13 @@
  * readPredecessor() and resumeConfig() in process: trajectories made by real runs (scripted model,
  * real bash) or written by hand, then resumed with runEpisode().
  */
+import { REGISTRY } from "../../../src/cli/classes.ts";
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { loadConfig, type ResolvedConfig } from "../../../src/core/config/load.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { UsageError } from "../../../src/lib/flags.ts";
 import type { Episode } from "../../../src/core/episode.ts";
-import { ENVIRONMENT_CLASSES, readPredecessor } from "../../../src/features/resume/predecessor.ts";
+import { readPredecessor } from "../../../src/features/resume/predecessor.ts";
 import { resumeConfig } from "../../../src/cli/resume_config.ts";
 import { LocalEnvironment } from "../../../src/core/environments/local.ts";
 import { BubblewrapEnvironment } from "../../../src/core/environments/extra/bubblewrap.ts";
@@ -34,7 +35,7 @@ async function episode(
 
 /** Resume `path` (config from the trajectory plus `specs`) into `out`. */
 async function resumeRun(path: string, out: string, specs: string[] = []) {
-  const p = await readPredecessor(path);
+  const p = await readPredecessor(path, REGISTRY);
   const { config: cfg } = await resumeConfig(
     { source: p.source!, unknownClasses: p.unknownClasses },
     specs,
@@ -59,7 +60,7 @@ Deno.test("a resumed run carries the format-error streak, calls and cost over, a
   ]);
   const first = await episode(cfg, `${dir}/a.traj.json`);
   assertEquals(first.result.exit_status, "RepeatedFormatError");
-  const p = await readPredecessor(`${dir}/a.traj.json`);
+  const p = await readPredecessor(`${dir}/a.traj.json`, REGISTRY);
   assertEquals([p.state.nCalls, p.state.cost, p.state.formatErrors], [3, 1, 2]);
   // Raised to 3: the streak of 2 goes on, so the next malformed reply (the 4th) ends the run again.
   const again = await resumeRun(`${dir}/a.traj.json`, `${dir}/b.traj.json`, [
@@ -95,7 +96,7 @@ Deno.test("a resumed run's clock starts at the time its predecessor had run (wal
   const text = await Deno.readTextFile(path);
   const first = /"timestamp": ([\d.]+)/.exec(text)!;
   await Deno.writeTextFile(path, text.replace(first[0], `"timestamp": ${Number(first[1]) - 100}`));
-  const p = await readPredecessor(path);
+  const p = await readPredecessor(path, REGISTRY);
   assert(p.state.elapsedMs >= 100_000 && p.state.elapsedMs < 110_000, String(p.state.elapsedMs));
   const r = await resumeRun(path, `${dir}/r.traj.json`, [
     "agent.step_limit=0",
@@ -130,7 +131,7 @@ Deno.test("a trajectory of 130,000 messages resumes (no argument list or stack g
   }));
   data.info.exit_status = "";
   await Deno.writeTextFile(path, JSON.stringify({ ...data, messages: [...data.messages, ...notes] }));
-  const p = await readPredecessor(path);
+  const p = await readPredecessor(path, REGISTRY);
   assertEquals([p.state.messages.length, p.state.nCalls, p.state.elapsedMs], [130_004, 1, 129_999]);
   const r = await resumeRun(path, `${dir}/more.traj.json`, ["agent.step_limit=0"]);
   assertEquals([r.result.exit_status, r.agent.nCalls], ["Submitted", 3]);
@@ -152,7 +153,7 @@ Deno.test("readPredecessor() refuses what cannot be continued, and counts from t
   for (
     const [name, why] of [["done.json", "ended with Submitted"], ["lone.json", "never reached the model"]]
   ) {
-    const e = await readPredecessor(`${dir}/${name}`).catch((e) => e);
+    const e = await readPredecessor(`${dir}/${name}`, REGISTRY).catch((e) => e);
     assert(e instanceof UsageError, String(e));
     assertMatch(e.message, new RegExp(`^Cannot resume ${dir}/${name}: .*${why}`));
   }
@@ -165,7 +166,7 @@ Deno.test("readPredecessor() refuses what cannot be continued, and counts from t
   const observation = { role: "user", content: "<output>", extra: { raw_output: "1\n", returncode: 0 } };
   const formatError = { role: "user", content: "fix", extra: { interrupt_type: "FormatError", cost: 0.5 } };
   await write("torn.json", { messages: [sys, user, step(1, 1), observation, formatError, step(2, 2)] });
-  const p = await readPredecessor(`${dir}/torn.json`);
+  const p = await readPredecessor(`${dir}/torn.json`, REGISTRY);
   assertEquals(p.source, undefined);
   assertEquals(p.state.pending?.content, "step 2");
   assertEquals([p.state.nCalls, p.state.cost, p.state.formatErrors, p.state.elapsedMs], [3, 3.5, 0, 1000]);
@@ -183,7 +184,7 @@ Deno.test("readPredecessor() refuses what cannot be continued, and counts from t
       },
     },
   });
-  const u = await readPredecessor(`${dir}/custom.json`);
+  const u = await readPredecessor(`${dir}/custom.json`, REGISTRY);
   const refused = await resumeConfig({ source: u.source!, unknownClasses: u.unknownClasses }, [], {}, io)
     .catch((e) => e);
   assert(refused instanceof ConfigError);
@@ -233,13 +234,14 @@ Deno.test("resumeConfig() takes a redacted value from its environment variable, 
   ]);
 });
 
-Deno.test("ENVIRONMENT_CLASSES names each environment's recorded type", () => {
+Deno.test("each environment records the type of its class's row (which a resume reads back)", () => {
   const types = [
     new LocalEnvironment({}, {}).type,
     new DockerEnvironment({ image: "x" }, { hostEnv: {}, runId: "t" }).type,
     new BubblewrapEnvironment({ cwd: "/tmp" }, { hostEnv: {} }).type,
   ];
-  assertEquals(types.map((t) => ENVIRONMENT_CLASSES[t]), ["local", "docker", "bubblewrap"]);
+  const rows = REGISTRY.environments;
+  assertEquals(types, [rows.local!.type, rows.docker!.type, rows.bubblewrap!.type]);
 });
 
 Deno.test("resumeConfig() names every class a trajectory of custom classes lacks in one error", async () => {
@@ -260,7 +262,7 @@ Deno.test("resumeConfig() names every class a trajectory of custom classes lacks
       },
     }),
   );
-  const p = await readPredecessor(path);
+  const p = await readPredecessor(path, REGISTRY);
   const refused = await resumeConfig(
     { source: p.source!, unknownClasses: p.unknownClasses },
     [

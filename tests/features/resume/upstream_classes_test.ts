@@ -3,6 +3,7 @@
  * from its source, v1.10 to v2.4.6) picks a claudius class, and a v1 trajectory (its own file
  * format) goes on in text mode with its regex and templates, against the loopback server.
  */
+import { REGISTRY } from "../../../src/cli/classes.ts";
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
@@ -76,7 +77,7 @@ async function predecessorOf(types: Record<string, string>, v1 = false) {
       trajectory_format: v1 ? "mini-swe-agent-1" : "mini-swe-agent-1.1",
     }),
   );
-  return await readPredecessor(path);
+  return await readPredecessor(path, REGISTRY);
 }
 
 Deno.test("readPredecessor() maps every agent, model and environment class upstream has recorded, v1 and v2", async () => {
@@ -188,12 +189,12 @@ Deno.test("a trajectory of upstream v1 resumes in text mode with its own regex a
   const dir = await Deno.makeTempDir();
   await Deno.mkdir(`${dir}/ws`);
   await Deno.writeTextFile(`${dir}/done.json`, JSON.stringify(v1Trajectory(`${dir}/ws`, "Submitted")));
-  const refused = await readPredecessor(`${dir}/done.json`).catch((e) => e);
+  const refused = await readPredecessor(`${dir}/done.json`, REGISTRY).catch((e) => e);
   assert(refused instanceof UsageError);
   assertMatch(refused.message, /ended with Submitted/);
 
   await Deno.writeTextFile(`${dir}/v1.json`, JSON.stringify(v1Trajectory(`${dir}/ws`, "LimitsExceeded")));
-  const p = await readPredecessor(`${dir}/v1.json`);
+  const p = await readPredecessor(`${dir}/v1.json`, REGISTRY);
   assertEquals(p.notes.length, 1);
   assertMatch(p.notes[0]!, /upstream v1 trajectory: going on in text mode/);
   // The closing message is dropped; the timestamps move into extra (they are not sent).

@@ -6,7 +6,7 @@
  */
 import { runCommand, type RunResult } from "../../../lib/process.ts";
 import { type ContainerState, engineError, isPodman, type Owner, ownerLabelArgs } from "./_engine.ts";
-import type { DockerEnvironmentConfig } from "../_docker_config.ts";
+import type { DockerEnvironmentConfig } from "../_keys.ts";
 
 /** What the container is labelled with and how long it lives. */
 export interface RunLabels {

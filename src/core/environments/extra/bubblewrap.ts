@@ -13,12 +13,13 @@
  */
 import { ConfigError } from "../../errors.ts";
 import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
-import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "../_bubblewrap_config.ts";
+import { BUBBLEWRAP_KEYS, type BubblewrapEnvironmentConfig } from "../_keys.ts";
 
 export { BUBBLEWRAP_KEYS };
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../../types.ts";
 import { pyRepr } from "../../../lib/python/template/template.ts";
 import { LocalEnvironment } from "../local.ts";
+import type { EnvironmentContext } from "../environment_class.ts";
 
 export type { BubblewrapEnvironmentConfig };
 
@@ -165,4 +166,9 @@ function defaultWrapperArgs(): string[] {
   args.push("--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev");
   args.push("--setenv", "PATH", "/usr/local/bin:/usr/sbin:/usr/bin:/bin");
   return args;
+}
+
+/** The registry's constructor of `environment_class: bubblewrap` (see `classes.ts`). */
+export function createEnvironment({ own, deps }: EnvironmentContext): BubblewrapEnvironment {
+  return new BubblewrapEnvironment(own, { hostEnv: deps.hostEnv, log: deps.log });
 }

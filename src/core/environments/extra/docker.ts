@@ -39,11 +39,12 @@ import { reprStr } from "../../../lib/python/pyrepr.ts";
 import { containerLifetime, execArgv, execEnvArgs, KILL_SCRIPT, untrailed } from "./_container_args.ts";
 
 export { defaultIsolationArgs } from "./_container_args.ts";
-export { DOCKER_KEYS } from "../_docker_config.ts";
+export { DOCKER_KEYS } from "../_keys.ts";
 import { GUARD_SECONDS, LeftoverGuard } from "./_leftover_guard.ts";
 import { runArgv, runStart, startFailure } from "./_container_start.ts";
 import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
-import { DOCKER_KEYS, type DockerEnvironmentConfig, PODMAN_KEYS } from "../_docker_config.ts";
+import { DOCKER_KEYS, type DockerEnvironmentConfig, PODMAN_KEYS } from "../_keys.ts";
+import type { EnvironmentContext } from "../environment_class.ts";
 
 export type { DockerEnvironmentConfig };
 
@@ -396,4 +397,15 @@ export class DockerEnvironment implements Environment {
     if (why) this.#deps.log?.(`warning: cannot remove container ${ref}: ${why}`);
     return result;
   }
+}
+
+/** The registry's constructor of `environment_class: docker` and `podman` (see `classes.ts`). */
+export function createEnvironment({ name, own, deps, runSeconds }: EnvironmentContext): DockerEnvironment {
+  return new DockerEnvironment(own, {
+    hostEnv: deps.hostEnv,
+    runId: deps.runId,
+    log: deps.log,
+    runSeconds,
+    ...(deps.dockerHost ? { dockerHost: deps.dockerHost } : {}),
+  }, name === "podman" ? "podman" : "docker");
 }

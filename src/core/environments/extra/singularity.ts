@@ -20,7 +20,8 @@ import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } 
 import { runCommand, type RunResult } from "../../../lib/process.ts";
 import { reprStr } from "../../../lib/python/pyrepr.ts";
 import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
-import { SINGULARITY_KEYS, type SingularityEnvironmentConfig } from "../_singularity_config.ts";
+import { SINGULARITY_KEYS, type SingularityEnvironmentConfig } from "../_keys.ts";
+import type { EnvironmentContext } from "../environment_class.ts";
 
 export { SINGULARITY_KEYS };
 import { failure, pythonName } from "../_failure.ts";
@@ -300,4 +301,9 @@ export class SingularityEnvironment implements Environment {
     await this.#guard?.done();
     return true;
   }
+}
+
+/** The registry's constructor of `environment_class: singularity` (see `classes.ts`). */
+export function createEnvironment({ own, deps }: EnvironmentContext): SingularityEnvironment {
+  return new SingularityEnvironment(own, { hostEnv: deps.hostEnv, log: deps.log });
 }

@@ -6,7 +6,6 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
-import type { Keys } from "../../config/keys.ts";
 import type { Endpoint } from "../_presets.ts";
 
 /** What one gateway adds to a request: headers (secret values listed for redaction). */
@@ -71,15 +70,6 @@ export class Gateway {
     return own.secrets.filter((s) => s.length >= 4);
   }
 }
-
-/** The `model:` keys of `model_class: portkey` beyond the HTTP client's. */
-export const PORTKEY_KEYS = {
-  provider: {
-    type: "string",
-    default: "",
-    doc: "Sent as `x-portkey-provider` (e.g. `@openai`) when `PORTKEY_VIRTUAL_KEY` is not set.",
-  },
-} as const satisfies Keys;
 
 const PORTKEY_URL = "https://api.portkey.ai/v1";
 

@@ -9,18 +9,13 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
-import { pyStrip } from "../../../lib/python/pyrepr.ts";
+import { expandText } from "../model.ts";
 import type * as PyRegexModule from "../../../lib/python/pyregex/pyregex.ts";
 import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
 /** Upstream's `DEFAULT_MULTIMODAL_REGEX`: the tags its docs tell a command to print around an image. */
 export const UPSTREAM_MULTIMODAL_REGEX =
   "(?s)<MSWEA_MULTIMODAL_CONTENT><CONTENT_TYPE>(.+?)</CONTENT_TYPE>(.+?)</MSWEA_MULTIMODAL_CONTENT>";
-
-/** One content part. */
-export type ContentPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string } };
 
 /**
  * Compile `model.multimodal_regex` (Python syntax, used as upstream's `re.finditer(pattern, text)`).
@@ -47,24 +42,6 @@ export function compileMultimodalRegex(pattern: string, re: typeof PyRegexModule
     );
   }
   return regex;
-}
-
-/** A text split into parts at each match (upstream's `_expand_content_string`). */
-export function expandText(text: string, regex: PyRegex): ContentPart[] {
-  const matches = regex.finditer(text);
-  if (matches.length === 0) return [{ type: "text", text }];
-  const parts: ContentPart[] = [];
-  let last = 0;
-  for (const { start, end, groups } of matches) {
-    if (start > last) parts.push({ type: "text", text: text.slice(last, start) });
-    // A group that did not take part reads as "" (upstream stops with AttributeError there).
-    const kind = pyStrip(groups[1] ?? "");
-    const value = pyStrip(groups[2] ?? "");
-    if (kind === "image_url") parts.push({ type: "image_url", image_url: { url: value } });
-    last = end;
-  }
-  if (last < text.length) parts.push({ type: "text", text: text.slice(last) });
-  return parts;
 }
 
 /**

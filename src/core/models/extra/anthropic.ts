@@ -14,13 +14,13 @@ import type { Endpoint } from "../_presets.ts";
 import type { RetryPolicy } from "../_retry.ts";
 import { RequestBodies } from "../_body.ts";
 import { Transport } from "../_transport.ts";
-import type { OPENAI_KEYS } from "../_openai_keys.ts";
+import type { OPENAI_KEYS } from "../_keys.ts";
 import { type ClientRoute, type HttpClientDeps, httpSetup } from "../_http.ts";
 import { type AnthropicMessage, anthropicTool, MessageTranslator } from "./_anthropic_request.ts";
 import { anthropicParams } from "./_anthropic_params.ts";
 import { parseAnthropicBody, readAnthropicStream } from "./_anthropic_reply.ts";
 import { completionOf } from "../_wire.ts";
-import { type EndpointCheck, probeEndpoint } from "../_probe.ts";
+import type { EndpointCheck } from "./_probe.ts";
 
 /**
  * Where a base URL's requests go: `<base>/v1/messages`, as litellm appends it, except that a base
@@ -146,10 +146,11 @@ export class AnthropicClient implements ChatClient {
    * Ask the endpoint for its models (`GET <base>/v1/models`, free), with the key a run would send.
    * @returns what it answered, or what is wrong and what to check
    */
-  probe(signal?: AbortSignal, timeoutMs?: number): Promise<EndpointCheck> {
+  async probe(signal?: AbortSignal, timeoutMs?: number): Promise<EndpointCheck> {
     const url = this.#url.replace(/\/messages(?=$|\?)/, "/models");
     const target = { transport: this.#transport, endpoint: this.endpoint, url, ...this.#auth };
-    return probeEndpoint(target, signal, timeoutMs);
+    const { probeEndpoint } = await import("./_probe.ts");
+    return await probeEndpoint(target, signal, timeoutMs);
   }
 
   /**

@@ -13,11 +13,11 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../../types.ts";
 import type { ConfigInput } from "../../config/keys.ts";
 import { ConfigError } from "../../errors.ts";
 import { type HttpClientDeps, type HttpSetup, httpSetup } from "../_http.ts";
-import type { OPENAI_KEYS } from "../_openai_keys.ts";
+import type { OPENAI_KEYS } from "../_keys.ts";
 import type { Endpoint } from "../_presets.ts";
 import { Transport } from "../_transport.ts";
 import { completionOf } from "../_wire.ts";
-import { type EndpointCheck, probeEndpoint } from "../_probe.ts";
+import { type EndpointCheck, probeEndpoint } from "./_probe.ts";
 import {
   type AwsAuth,
   awsAuth,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ChatClient, ChatRequest, Completion, Json } from "../../types.ts";
-import type { InputItem, ResponsesClient } from "./responses.ts";
+import type { InputItem, ResponsesClient } from "../model_class.ts";
 import { parseCompletionBody, type ParsedResponse, parseResponsesBody } from "../_wire.ts";
 
 /** One recorded call: the response as the trajectory keeps it, and its cost in dollars. */

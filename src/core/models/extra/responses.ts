@@ -7,7 +7,16 @@
  * @module
  */
 import { FormatError } from "../../errors.ts";
-import { BASH_FUNCTION, bashCall, CHAT_MODEL_KEYS, DEFAULT_TOOLCALL_FORMAT_ERROR } from "../model.ts";
+import {
+  BASH_FUNCTION,
+  bashCall,
+  CHAT_MODEL_KEYS,
+  DEFAULT_TOOLCALL_FORMAT_ERROR,
+  expandText,
+} from "../model.ts";
+import { httpConfig, httpDeps, multimodalRegex, responsesClient } from "../chat.ts";
+import type { OpenAIClient } from "../openai.ts";
+import type { InputItem, ModelContext, ResponsesClient } from "../model_class.ts";
 import { renderTemplate } from "../../../lib/python/template/template.ts";
 import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
 import type {
@@ -22,28 +31,16 @@ import type {
   Vars,
 } from "../../types.ts";
 import type { ParsedResponse } from "../_wire.ts";
-import { expandText } from "./_multimodal.ts";
 import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
 export type { ParsedResponse } from "../_wire.ts";
+export type { InputItem, ResponsesClient };
 
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
 export const BASH_TOOL_RESPONSE: Json = { type: "function", ...BASH_FUNCTION };
 
-/** The transport: one stateless Responses API call (the HTTP client implements it). */
-export interface ResponsesClient {
-  /** Send one request (the whole input, the tools) and parse the response and its cost. */
-  respond(
-    request: { input: readonly InputItem[]; tools: Json[] },
-    signal?: AbortSignal,
-  ): Promise<ParsedResponse & { cost: number }>;
-}
-
 /** How the first messages look: litellm's plain `{role, content}`, or OpenRouter's typed message. */
 export type MessageStyle = "plain" | "typed";
-
-/** One input item of a request (a message, or an earlier response's output item), sent as JSON. */
-export type InputItem = Readonly<Record<string, unknown>>;
 
 /*
  * Upstream stores Responses API messages in their own shapes: the assistant message is the response
@@ -195,4 +192,36 @@ function inputItems(message: Message): InputItem[] {
       : [];
   }
   return [strip(message)];
+}
+
+/**
+ * The client of a Responses API class as a run builds it (its cost limit checked before the first
+ * call), and the config the trajectory records. A run and a check before one build it so.
+ * @throws {ConfigError} for an Anthropic model, a bad key or value, or a cost limit that cannot be enforced
+ */
+export async function httpClient(
+  context: ModelContext,
+): Promise<{ client: OpenAIClient; config: Record<string, unknown> }> {
+  const { input, config } = await httpConfig(context);
+  const client = responsesClient(input, await httpDeps(context));
+  await client.ready();
+  return { client, config };
+}
+
+/** The registry's constructor of the Responses API classes (`openai_response`, ...; see `classes.ts`). */
+export async function createModel(context: ModelContext): Promise<Model> {
+  const { row, deps } = context;
+  const style = row.style ?? "plain";
+  const replayed = deps.clients?.responses;
+  if (replayed) {
+    const { config } = await httpConfig(context);
+    return new ResponsesModel(config, replayed, style, row.type, await multimodalRegex(config));
+  }
+  const { client, config } = await httpClient(context);
+  const limits = deps.limits;
+  // Counted for the global limits as GlobalLimits.count counts chat calls.
+  const counted: ResponsesClient = limits
+    ? { respond: (r, s) => client.respond(r, s).then((out) => (limits.add(out.cost), out)) }
+    : client;
+  return new ResponsesModel(config, counted, style, row.type, await multimodalRegex(config));
 }

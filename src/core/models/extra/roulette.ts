@@ -18,36 +18,7 @@ import type {
   Vars,
 } from "../../types.ts";
 import { CHAT_MODEL_KEYS } from "../model.ts";
-
-const ENTRIES = {
-  type: "list",
-  nonEmpty: true,
-  required: "list the models to choose from, one model config each: [{model_name: ...}, ...]",
-  check: (v: unknown[]) =>
-    v.every((e) => isTree(e)) ? undefined : "must be a list of model configs (mappings with model_name, ...)",
-  doc: "The models to choose from, each a model config of its own (`model_name`, `model_class`, " +
-    "`model_kwargs`, ...); the templates set beside this list are each entry's defaults.",
-} as const;
-
-/** The `model:` keys of `model_class: roulette`. */
-export const ROULETTE_KEYS = {
-  ...CHAT_MODEL_KEYS,
-  model_kwargs: ENTRIES,
-  model_name: { type: "string", default: "roulette", doc: "Recorded as the model's name." },
-} as const satisfies Keys;
-
-/** The `model:` keys of `model_class: interleaving`. */
-export const INTERLEAVING_KEYS = {
-  ...ROULETTE_KEYS,
-  model_name: { type: "string", default: "interleaving", doc: "Recorded as the model's name." },
-  sequence: {
-    type: "list",
-    check: (v) =>
-      v.every((i) => Number.isInteger(i) && Number(i) >= 0) ? undefined : "must list model indices",
-    doc: "The order the models answer in, as indices into `model_kwargs` (`[0, 0, 1]`: the first twice, " +
-      "then the second, then again); default: each in turn.",
-  },
-} as const satisfies Keys;
+import type { ModelContext } from "../model_class.ts";
 
 /** Which of `n` models answers call number `calls` (0-based). */
 export type Pick = (n: number, calls: number) => number;
@@ -175,4 +146,9 @@ export async function metaModel(
   }
   const pick = cls === "interleaving" ? sequencePick(sequence) : randomPick(random);
   return new MetaModel({ ...own, ...c }, models, pick, spec.type);
+}
+
+/** The registry's constructor of `model_class: roulette` and `interleaving` (see `classes.ts`). */
+export function createModel({ name, row, own, deps, build }: ModelContext): Promise<Model> {
+  return metaModel(name, row, own, build, deps.random);
 }

@@ -4,8 +4,14 @@
  *
  * @module
  */
-import type { ChatClient, ChatRequest, Completion } from "../../types.ts";
-import { isFault, type ScriptReply, toCompletionBody } from "./_script.ts";
+import type { ChatClient, ChatRequest, Completion, Model } from "../../types.ts";
+import { ConfigError } from "../../errors.ts";
+import { resolveKeys } from "../../config/keys.ts";
+import { resolvePath } from "../../../lib/files.ts";
+import { isFault, loadScript, parseScript, type ScriptReply, toCompletionBody } from "./_script.ts";
+import { SCRIPTED_KEYS } from "../_keys.ts";
+import { chatModel } from "../chat.ts";
+import type { ModelContext } from "../model_class.ts";
 
 export {
   loadScript,
@@ -107,4 +113,28 @@ export class ScriptedClient implements ChatClient {
       return Promise.reject(error);
     }
   }
+}
+
+/**
+ * The registry's constructor of `model_class: scripted` and `scripted_textbased` (see `classes.ts`): the
+ * script goes on at reply `priorCalls` (a resumed run's).
+ * @throws {ConfigError} naming `model.script` or `model.replies` when the script is missing or malformed
+ */
+export async function createModel(context: ModelContext): Promise<Model> {
+  const { name, own, deps, priorCalls } = context;
+  const c = resolveKeys(SCRIPTED_KEYS, own, "model");
+  const config = { ...own, ...c };
+  if (deps.clients) return await chatModel(context, deps.clients.chat, config);
+  const script = c.script === undefined ? undefined : resolvePath(c.script, deps.cwd);
+  const replies = await (async () => {
+    if (c.replies !== undefined) return parseScript(c.replies, "model.replies");
+    if (script !== undefined) return await loadScript(script);
+  })().catch((e: Error) => {
+    // A missing or malformed script is the config's fault: exit 2, naming the key.
+    const where = c.replies !== undefined ? "model.replies" : `model.script '${script}'`;
+    throw new ConfigError(`Cannot load ${where}: ${e.message.replace(/^Cannot load script \S+: /, "")}`);
+  });
+  if (!replies) throw new ConfigError(`model.model_class '${name}' needs model.script or model.replies`);
+  const client = new ScriptedClient(replies, { model_name: c.model_name, first: priorCalls });
+  return await chatModel(context, client, config);
 }

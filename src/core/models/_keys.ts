@@ -1,9 +1,13 @@
 /**
- * The `model:` keys of the HTTP model classes (one definition each: type, default, doc).
+ * The `model:` keys of the model classes beyond the chat model's own (`CHAT_MODEL_KEYS` in
+ * `model.ts`): the HTTP client's, the scripted classes', Portkey's and the meta models', in one file
+ * the registry (`classes.ts`) reads at start-up without loading the classes in `extra/`. One
+ * definition each: type, default, doc.
  *
  * @module
  */
-import type { ConfigOf, Keys } from "../config/keys.ts";
+import { type ConfigOf, isTree, type Keys } from "../config/keys.ts";
+import { CHAT_MODEL_KEYS } from "./model.ts";
 
 /** Deadline of one request attempt when neither `request_timeout` nor `model_kwargs.timeout` is set. */
 export const DEFAULT_REQUEST_TIMEOUT = 600;
@@ -125,3 +129,49 @@ export const OPENAI_KEYS = {
 
 /** The resolved `model:` keys of the HTTP client. */
 export type OpenAIClientConfig = ConfigOf<typeof OPENAI_KEYS>;
+
+/** The `model:` keys of `scripted` and `scripted_textbased`. */
+export const SCRIPTED_KEYS = {
+  model_name: { type: "string", default: "scripted", doc: "Echoed as the responses' `model`." },
+  script: { type: "string", doc: "Scripted models: a YAML or JSON file of replies (see `examples/`)." },
+  replies: { type: "list", doc: "Scripted models: the replies inline." },
+} as const satisfies Keys;
+
+/** The `model:` keys of `model_class: portkey` beyond the HTTP client's. */
+export const PORTKEY_KEYS = {
+  provider: {
+    type: "string",
+    default: "",
+    doc: "Sent as `x-portkey-provider` (e.g. `@openai`) when `PORTKEY_VIRTUAL_KEY` is not set.",
+  },
+} as const satisfies Keys;
+
+const ENTRIES = {
+  type: "list",
+  nonEmpty: true,
+  required: "list the models to choose from, one model config each: [{model_name: ...}, ...]",
+  check: (v: unknown[]) =>
+    v.every((e) => isTree(e)) ? undefined : "must be a list of model configs (mappings with model_name, ...)",
+  doc: "The models to choose from, each a model config of its own (`model_name`, `model_class`, " +
+    "`model_kwargs`, ...); the templates set beside this list are each entry's defaults.",
+} as const;
+
+/** The `model:` keys of `model_class: roulette`. */
+export const ROULETTE_KEYS = {
+  ...CHAT_MODEL_KEYS,
+  model_kwargs: ENTRIES,
+  model_name: { type: "string", default: "roulette", doc: "Recorded as the model's name." },
+} as const satisfies Keys;
+
+/** The `model:` keys of `model_class: interleaving`. */
+export const INTERLEAVING_KEYS = {
+  ...ROULETTE_KEYS,
+  model_name: { type: "string", default: "interleaving", doc: "Recorded as the model's name." },
+  sequence: {
+    type: "list",
+    check: (v) =>
+      v.every((i) => Number.isInteger(i) && Number(i) >= 0) ? undefined : "must list model indices",
+    doc: "The order the models answer in, as indices into `model_kwargs` (`[0, 0, 1]`: the first twice, " +
+      "then the second, then again); default: each in turn.",
+  },
+} as const satisfies Keys;

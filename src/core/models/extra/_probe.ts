@@ -5,24 +5,15 @@
  *
  * @module
  */
-import { ApiError } from "../errors.ts";
-import type { Endpoint } from "./_presets.ts";
-import { TransientError } from "./_retry.ts";
-import type { Transport } from "./_transport.ts";
-import { isObject } from "./_wire.ts";
-import { retryAdvice } from "./_http.ts";
+import { ApiError } from "../../errors.ts";
+import type { Endpoint } from "../_presets.ts";
+import { TransientError } from "../_retry.ts";
+import type { Transport } from "../_transport.ts";
+import { isObject } from "../_wire.ts";
+import { retryAdvice } from "../_http.ts";
+import type { EndpointCheck } from "../model_class.ts";
 
-/** What an endpoint said to `GET <base>/models`. */
-export interface EndpointCheck {
-  /** What was asked. */
-  url: string;
-  /** `ok`: it answered with its models; `warning`: it answered, not as expected; `error`: a run would fail. */
-  level: "ok" | "warning" | "error";
-  /** One line: what it answered, or what is wrong and what to check. */
-  text: string;
-  /** Where the key sent came from (a variable's name, `model.model_kwargs.api_key`), or undefined. */
-  keyFrom: string | undefined;
-}
+export type { EndpointCheck };
 
 /** How long a check waits for the answer, ms. */
 export const CHECK_TIMEOUT_MS = 10_000;
