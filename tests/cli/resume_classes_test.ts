@@ -96,6 +96,8 @@ function testHost(cwd: string, err: string[]): Host {
     env: {},
     cwd,
     builtinDir: configIO().builtinDir,
+    programFile: (path) => new URL(`../../${path}`, import.meta.url),
+    origin: "checkout (test)",
     stdin: Deno.stdin,
     stdout: Deno.stdout,
     terminal: { stdin: false, stdout: false, stderr: false },
