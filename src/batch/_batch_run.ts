@@ -11,7 +11,7 @@ import { redactText } from "../core/redact.ts";
 import type { Environment, Message } from "../core/types.ts";
 import { asError, errorMessage } from "../lib/errors.ts";
 import { escapeControls } from "../lib/safe_text.ts";
-import { type Claim, claimLeaseMs, describeHolder, type Holder, leaseLost } from "./_claims.ts";
+import { claimLeaseMs, describeHolder, type Holder, Lease, LeaseLost } from "./_claims.ts";
 import { EngineHealth } from "./_engine_health.ts";
 import { type Output, skipFinished, summaryOf, trajPath, type Work } from "./_outputs.ts";
 import { WorkQueue } from "./_queue.ts";
@@ -173,10 +173,8 @@ export class BatchRun {
   async #claimAndRun(work: Work, host: string | undefined): Promise<number | undefined> {
     const { inst, output: o } = work;
     const id = inst.instance_id;
-    const lease = new AbortController();
-    const lost = (by: Claim | undefined) => lease.abort(leaseLost(by, o.claims.path(id)));
-    const holder = await o.claims.claim(id, lost, work.seen);
-    if (holder) return this.#heldElsewhere(work, holder);
+    const lease = await o.claims.claim(id, work.seen);
+    if (!(lease instanceof Lease)) return this.#heldElsewhere(work, lease);
     try {
       // A `claudius resume` of the instance went on in its own file: the newest of them says where it stands.
       const newest = await newestTrajectory(trajPath(o, id));
@@ -193,7 +191,7 @@ export class BatchRun {
         return undefined;
       }
       o.files.dropPrediction(id);
-      await this.#runOne(inst, o, host, lease.signal);
+      await this.#runOne(inst, o, host, lease);
     } finally {
       await o.claims.release(id);
     }
@@ -230,40 +228,46 @@ export class BatchRun {
     return undefined;
   }
 
-  /** Run an instance this process holds; `lease` aborts when its claim is taken over. */
-  async #runOne(inst: Instance, o: Output, host: string | undefined, lease: AbortSignal): Promise<void> {
+  /**
+   * Run an instance this process holds: its files are written through `lease`, which stops the run
+   * when the claim is lost (and nothing of it is recorded then).
+   */
+  async #runOne(inst: Instance, o: Output, host: string | undefined, lease: Lease): Promise<void> {
     const { deps, options } = this.#plan;
     const id = inst.instance_id;
     const key = this.#key(o, id);
     const path = trajPath(o, id);
     const controller = new AbortController();
     const onStop = () => controller.abort(deps.signal?.reason);
-    const onLost = () => controller.abort(lease.reason);
-    lease.addEventListener("abort", onLost, { once: true });
+    const onLost = () => controller.abort(lease.signal.reason);
+    lease.signal.addEventListener("abort", onLost, { once: true });
     deps.signal?.addEventListener("abort", onStop, { once: true });
     const watched: Watched = { steps: 0, cost: 0, env: undefined, modelBuilt: false };
     this.#progress.start(key, host ?? "");
     let status: string;
     let error = "";
     try {
-      status = await this.#episode(inst, o, key, host, controller.signal, watched);
+      status = await this.#episode(inst, o, key, host, lease, controller.signal, watched);
     } catch (e) {
       const err = asError(e);
       status = err.name;
       error = err.message;
       if (options.verbose) this.#progress.log(`[${key}] ${err.stack ?? err.message}`);
-      if ((await trajectoryState(path)) === null) await writeSetupFailure(path, id, err).catch(() => {});
+      if (!lease.signal.aborted) {
+        await lease.hold(async () => {
+          if ((await trajectoryState(path)) === null) await writeSetupFailure(path, id, err);
+        }).catch(() => {});
+      }
     } finally {
       deps.signal?.removeEventListener("abort", onStop);
-      lease.removeEventListener("abort", onLost);
+      lease.signal.removeEventListener("abort", onLost);
       if (watched.env) this.#live.delete(watched.env);
     }
-    if (lease.aborted) {
-      // Another process runs it now: nothing of this run is recorded.
-      this.#progress.abandon(
-        key,
-        lease.reason instanceof Error ? lease.reason.message : "Stopped: lease lost",
-      );
+    // Still this process's, or another process runs it now and nothing of this run is recorded.
+    await lease.hold(() => Promise.resolve()).catch(() => {});
+    if (lease.signal.aborted) {
+      const reason: unknown = lease.signal.reason;
+      this.#progress.abandon(key, reason instanceof LeaseLost ? reason.message : "Stopped: lease lost");
       return;
     }
     await this.#record(o, id, host, { status, error, watched });
@@ -275,20 +279,23 @@ export class BatchRun {
     o: Output,
     key: string,
     host: string | undefined,
+    lease: Lease,
     signal: AbortSignal,
     watched: Watched,
   ): Promise<string> {
     const { deps, rules } = this.#plan;
     const id = inst.instance_id;
     const path = trajPath(o, id);
-    await Deno.remove(path).catch(() => {});
-    await removeResumed(path); // run anew: what a resume of the last attempt wrote is of no use
-    await rules.clear(`${o.dir}/${id}`);
     const config = rules.configure(instanceConfig(o.config, inst, o.dir), inst);
     const cls = String(config.environment.environment_class);
-    if ((cls === "local" || cls === "bubblewrap") && !o.config.environment.cwd) {
-      await Deno.remove(String(config.environment.cwd), { recursive: true }).catch(() => {});
-    }
+    await lease.hold(async () => {
+      await Deno.remove(path).catch(() => {});
+      await removeResumed(path); // run anew: what a resume of the last attempt wrote is of no use
+      await rules.clear(`${o.dir}/${id}`);
+      if ((cls === "local" || cls === "bubblewrap") && !o.config.environment.cwd) {
+        await Deno.remove(String(config.environment.cwd), { recursive: true }).catch(() => {});
+      }
+    });
     const episode = {
       task: instanceTask(inst, rules.taskRequired),
       outputPath: path,
@@ -297,7 +304,7 @@ export class BatchRun {
       limits: this.#limits,
       ...rules.episode,
     };
-    const episodeDeps = this.#episodeDeps(key, host, signal, watched);
+    const episodeDeps = { ...this.#episodeDeps(key, host, signal, watched), lease };
     const features = await deps.features(config, episode, {
       ...(rules.artifactsIf ? { artifactsIf: rules.artifactsIf } : {}),
       ...(deps.force ? { force: deps.force } : {}),

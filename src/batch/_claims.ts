@@ -9,142 +9,45 @@
  *
  * A claim is taken over when it has expired, whatever host wrote it; at once when its process is
  * of this pid space (same boot, same pid namespace) and is gone, a zombie, or another process with
- * the same pid (its start time differs); and at once when the file is not a well-formed claim. A
- * holder whose claim was taken over (it was frozen, or its clock lags by most of a lease) finds out
- * at its next renewal and stops the instance ({@link LeaseLost}).
+ * the same pid (its start time differs); and at once when the file is not a well-formed claim.
+ *
+ * A holder writes an instance's files only through its {@link Lease}: each write (a trajectory save,
+ * an artifact's rename, the removals before a run) runs under the lock with the claim checked, so a
+ * process that lost its claim (it was frozen past its lease, its clock lags) never writes them again;
+ * and before each model call the lease must have been confirmed within three quarters of its
+ * length, so a process that woke up past it starts nothing. A holder whose claim was taken over, or
+ * that cannot renew it (the claims directory became read-only), stops the instance at once and
+ * says why ({@link LeaseLost}).
  *
  * @module
  */
-import { ConfigError, exitMessage, InterruptAgentFlow } from "../core/errors.ts";
+import { exitMessage } from "../core/errors.ts";
 import { writeFileAtomic } from "../lib/files.ts";
 import { type ProcessIdentity, processStatus, runsSince, selfIdentity } from "./_proc.ts";
+import {
+  type Claim,
+  claimLeaseMs,
+  describeHolder,
+  type DirLock,
+  type Holder,
+  LeaseLost,
+  parseClaim,
+  type Sighting,
+} from "./_claim_file.ts";
 
-/** The variable that sets the lease length in seconds. */
-export const LEASE_ENV = "CLAUDIUS_LEASE_SECONDS";
-/** The lease length when {@link LEASE_ENV} is not set. */
-export const DEFAULT_LEASE_SECONDS = 60;
-
-/** Who holds an instance, as its claim file says (every field required). */
-export interface Claim {
-  pid: number;
-  host: string;
-  /** When the claiming process started the instance (ISO 8601). */
-  started: string;
-  /** The process's start time in clock ticks since boot: tells pid reuse. */
-  pid_start: string;
-  /** The kernel's boot id and the pid namespace: where `pid` means this process. */
-  boot_id: string;
-  pid_ns: string;
-  /** Unique to this claim: its holder knows it is still its own. */
-  token: string;
-  /** Last renewal and the end of the lease (ISO 8601, the holder's clock). */
-  renewed: string;
-  expires: string;
-}
-
-/** A live claim of another process, as {@link Claims.claim} found it. */
-export interface Holder {
-  claim: Claim;
-  /** Its process runs in this pid space and was seen running; otherwise only its lease is known. */
-  verified: boolean;
-}
-
-/** A claim as this process saw it, and when (its clock). */
-export interface Sighting {
-  claim: Claim;
-  at: number;
-}
-
-/** The lease length a claim was written with (its holder's clock on both ends: no skew). */
-export function claimLeaseMs(claim: Claim): number {
-  return Math.max(0, Date.parse(claim.expires) - Date.parse(claim.renewed));
-}
-
-/** The instance's claim was taken over by another process: this one stops it and records nothing. */
-export class LeaseLost extends InterruptAgentFlow {}
-
-/** `pid P on H`, for messages. */
-export function describeHolder(claim: Claim): string {
-  return `pid ${claim.pid} on ${claim.host}`;
-}
-
-/**
- * The lease length in milliseconds from {@link LEASE_ENV} (default {@link DEFAULT_LEASE_SECONDS}).
- * @throws {ConfigError} when it is not a number of seconds >= 1
- */
-export function leaseMs(env: Record<string, string>): number {
-  const raw = env[LEASE_ENV];
-  if (raw === undefined || raw.trim() === "") return DEFAULT_LEASE_SECONDS * 1000;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 1) {
-    throw new ConfigError(`${LEASE_ENV} must be a number of seconds >= 1, got '${raw}'`);
-  }
-  return seconds * 1000;
-}
-
-/**
- * A claim file's text as a claim, or undefined when it is not one (torn, `null`, `[]`, a field
- * missing or of the wrong type, an unreadable time): such a file holds nothing.
- */
-export function parseClaim(text: string): Claim | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
-  const { pid, host, started, pid_start, boot_id, pid_ns, token, renewed, expires }: Record<string, unknown> =
-    {
-      ...v,
-    };
-  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-  if (
-    !isString(host) || !isString(started) || !isString(pid_start) || !isString(boot_id) ||
-    !isString(pid_ns) || !isString(token) || token === "" || !isString(renewed) || !isString(expires) ||
-    !Number.isFinite(Date.parse(expires))
-  ) return undefined;
-  return { pid, host, started, pid_start, boot_id, pid_ns, token, renewed, expires };
-}
-
-const isString = (v: unknown): v is string => typeof v === "string";
-
-/** An exclusive lock on an output directory, shared by every batch process working in it. */
-export class DirLock {
-  #file: Deno.FsFile;
-  #queue: Promise<unknown> = Promise.resolve();
-
-  private constructor(file: Deno.FsFile) {
-    this.#file = file;
-  }
-
-  /**
-   * Open (create) the directory's lock file.
-   * @param dir the output directory (exists)
-   */
-  static async open(dir: string): Promise<DirLock> {
-    return new DirLock(await Deno.open(`${dir}/.claudius.lock`, { create: true, write: true }));
-  }
-
-  /** Run `fn` holding the lock (one holder at a time, in this process and across processes). */
-  with<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(async () => {
-      await this.#file.lock(true);
-      try {
-        return await fn();
-      } finally {
-        await this.#file.unlock();
-      }
-    });
-    this.#queue = run.catch(() => {});
-    return run;
-  }
-
-  /** Release the lock file. */
-  close(): void {
-    this.#file.close();
-  }
-}
+export {
+  type Claim,
+  claimLeaseMs,
+  DEFAULT_LEASE_SECONDS,
+  describeHolder,
+  DirLock,
+  type Holder,
+  LEASE_ENV,
+  LeaseLost,
+  leaseMs,
+  parseClaim,
+  type Sighting,
+} from "./_claim_file.ts";
 
 /** How {@link Claims} leases. */
 export interface ClaimsOptions {
@@ -158,7 +61,58 @@ export interface ClaimsOptions {
 
 interface Held {
   claim: Claim;
-  onLost: (by: Claim | undefined) => void;
+  lease: Lease;
+  /** When the claim was last written or found this process's own (this process's clock). */
+  confirmed: number;
+}
+
+/**
+ * This process's hold on one instance's claim ({@link Claims.claim}): what the instance's run
+ * writes and starts goes through it.
+ */
+export class Lease {
+  /** The instance. */
+  readonly id: string;
+  /** Its claim file. */
+  readonly path: string;
+  readonly #lost = new AbortController();
+  readonly #claims: Claims;
+
+  /** @internal made by {@link Claims.claim} */
+  constructor(claims: Claims, id: string, path: string) {
+    this.#claims = claims;
+    this.id = id;
+    this.path = path;
+  }
+
+  /** Aborted, with a {@link LeaseLost} saying why, once the claim is lost or cannot be renewed. */
+  get signal(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  /**
+   * Before starting anything for the instance (a model call): throws the {@link LeaseLost} when the
+   * claim is lost, or was last confirmed three quarters of a lease ago or more (this process was
+   * stopped meanwhile, or its renewals fail): another process may be about to take it over.
+   */
+  check(): void {
+    this.#claims.checkLease(this);
+    this.#lost.signal.throwIfAborted();
+  }
+
+  /**
+   * Run `write` (a write of the instance's files) holding the directory's lock, the claim found this
+   * process's own (and renewed when a renewal is due).
+   * @throws {LeaseLost} writing nothing, when the claim is lost
+   */
+  hold<T>(write: () => Promise<T>): Promise<T> {
+    return this.#claims.holdLease(this, write);
+  }
+
+  /** @internal */
+  lose(reason: LeaseLost): void {
+    if (!this.#lost.signal.aborted) this.#lost.abort(reason);
+  }
 }
 
 /** This process's claims in one output directory, renewed while held. */
@@ -172,7 +126,6 @@ export class Claims {
   #me: Promise<ProcessIdentity> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   #renewing = false;
-  #warned = false;
 
   /**
    * @param outDir the output directory (exists)
@@ -200,12 +153,11 @@ export class Claims {
   /**
    * Claim `id` for this process (taking over a claim that holds nothing any more) and renew it
    * until {@link release}.
-   * @param onLost called when a renewal finds the claim taken over (with the new claim, if any)
    * @param seen the claim found on `id` before: unchanged for its whole lease on this process's clock,
    *   it has expired whatever its holder's clock says
-   * @returns null when claimed, else the live claim of another process
+   * @returns this process's lease when claimed, else the live claim of another process
    */
-  claim(id: string, onLost: (by: Claim | undefined) => void, seen?: Sighting): Promise<Holder | null> {
+  claim(id: string, seen?: Sighting): Promise<Lease | Holder> {
     return this.#lock.with(async () => {
       const on = await this.#read(id);
       const stale = on && seen && seen.claim.token === on.token && seen.claim.renewed === on.renewed &&
@@ -227,17 +179,62 @@ export class Claims {
       };
       await Deno.mkdir(this.#dir, { recursive: true });
       await this.#write(id, mine); // replaces whatever held nothing
-      this.#held.set(id, { claim: mine, onLost });
+      const lease = new Lease(this, id, this.path(id));
+      this.#held.set(id, { claim: mine, lease, confirmed: now });
       this.#timer ??= setInterval(() => void this.#renew(), this.renewMs);
-      return null;
+      return lease;
     });
+  }
+
+  /** See {@link Lease.check}. @internal */
+  checkLease(lease: Lease): void {
+    const held = this.#held.get(lease.id);
+    if (held?.lease !== lease) return; // lost (its reason is on the lease) or given back
+    const since = this.#now() - held.confirmed;
+    if (since >= this.#leaseMs * 3 / 4) {
+      this.#lose(
+        lease.id,
+        held,
+        new LeaseLost(exitMessage(
+          "LeaseLost",
+          "",
+          `Stopped: the claim ${lease.path} was last confirmed ${seconds(since)} ago, most of its ` +
+            `${seconds(this.#leaseMs)} lease (this process was stopped, or cannot renew it): another ` +
+            "process may have taken it over",
+        )),
+      );
+    }
+  }
+
+  /** See {@link Lease.hold}. @internal */
+  holdLease<T>(lease: Lease, write: () => Promise<T>): Promise<T> {
+    return this.#lock.with(async () => {
+      lease.signal.throwIfAborted();
+      const held = this.#held.get(lease.id);
+      if (held?.lease !== lease) throw new LeaseLost(exitMessage("LeaseLost", "", "Stopped: not claimed"));
+      const on = await this.#read(lease.id);
+      if (on?.token !== held.claim.token) this.#lose(lease.id, held, this.#takenOver(lease.path, on));
+      lease.signal.throwIfAborted();
+      if (this.#now() - held.confirmed >= this.renewMs) await this.#renewOrLose(lease.id, held);
+      lease.signal.throwIfAborted();
+      return await write();
+    });
+  }
+
+  /**
+   * Whether `id`'s claim file is this process's claim now; call it holding the directory's lock (the
+   * result files check each change they write for an instance this process runs).
+   */
+  async heldLocked(id: string): Promise<boolean> {
+    const held = this.#held.get(id);
+    return held !== undefined && (await this.#read(id))?.token === held.claim.token;
   }
 
   /** Give `id` back (after its results are written); a claim taken over meanwhile is left alone. */
   async release(id: string): Promise<void> {
     const held = this.#held.get(id);
     this.#forget(id);
-    if (!held) return;
+    if (!held || held.lease.signal.aborted) return;
     await this.#lock.with(async () => {
       if ((await this.#read(id))?.token === held.claim.token) {
         await Deno.remove(this.path(id)).catch(() => {});
@@ -254,6 +251,53 @@ export class Claims {
   #forget(id: string): void {
     this.#held.delete(id);
     if (this.#held.size === 0) this.close();
+  }
+
+  /** Stop holding `id`: its lease is aborted with `reason` (its run stops and records nothing). */
+  #lose(id: string, held: Held, reason: LeaseLost): void {
+    if (this.#held.get(id) === held) this.#forget(id);
+    held.lease.lose(reason);
+  }
+
+  /** Why a claim found replaced (by `by`, or removed) is lost; a clock far behind the taker's is named. */
+  #takenOver(path: string, by: Claim | undefined): LeaseLost {
+    if (!by) return leaseLost(undefined, path);
+    const ahead = Date.parse(by.renewed) - this.#now();
+    const clock = ahead >= this.#leaseMs / 4
+      ? `, whose clock is ${seconds(ahead)} ahead of this one's (a machine whose clock lags has its claims ` +
+        "expire early: keep the clocks in step, e.g. with NTP)"
+      : "";
+    return leaseLost(by, path, clock);
+  }
+
+  /** Renew `id`'s claim; one that cannot be written is lost at once (its instance stops, saying why). */
+  async #renewOrLose(id: string, held: Held): Promise<void> {
+    try {
+      await this.#renewOne(id, held);
+    } catch (e) {
+      const why = (e instanceof Error ? e.message : String(e)).replaceAll("\n", " ");
+      this.#log(`warning: Cannot renew the claim ${this.path(id)}: ${why}`);
+      this.#lose(id, held, this.#cannotRenew(id, why));
+    }
+  }
+
+  #cannotRenew(id: string, why: string): LeaseLost {
+    return new LeaseLost(
+      exitMessage("LeaseLost", "", `Stopped: cannot renew the claim ${this.path(id)}: ${why}`),
+    );
+  }
+
+  /** Write `id`'s claim again with a new expiry. */
+  async #renewOne(id: string, held: Held): Promise<void> {
+    const now = this.#now();
+    const next = {
+      ...held.claim,
+      renewed: new Date(now).toISOString(),
+      expires: new Date(now + this.#leaseMs).toISOString(),
+    };
+    await this.#write(id, next);
+    held.claim = next;
+    held.confirmed = now;
   }
 
   async #read(id: string): Promise<Claim | undefined> {
@@ -282,7 +326,10 @@ export class Claims {
     return runsSince(await processStatus(claim.pid), claim.pid_start) ? { claim, verified: true } : undefined;
   }
 
-  /** Renew every held claim; tell the holder of each one found taken over. */
+  /**
+   * Renew every held claim. One found taken over, or that cannot be written (a read-only or full
+   * claims directory), is lost at once: its instance stops, saying why.
+   */
   async #renew(): Promise<void> {
     if (this.#renewing) return;
     this.#renewing = true;
@@ -291,31 +338,30 @@ export class Claims {
         for (const [id, held] of this.#held) {
           const on = await this.#read(id);
           if (on?.token !== held.claim.token) {
-            this.#forget(id);
-            held.onLost(on);
+            this.#lose(id, held, this.#takenOver(this.path(id), on));
             continue;
           }
-          const now = this.#now();
-          const next = {
-            ...held.claim,
-            renewed: new Date(now).toISOString(),
-            expires: new Date(now + this.#leaseMs).toISOString(),
-          };
-          await this.#write(id, next);
-          held.claim = next;
+          await this.#renewOrLose(id, held);
         }
       });
     } catch (e) {
-      if (!this.#warned) this.#log(`warning: Cannot renew claims in ${this.#dir}: ${e}`);
-      this.#warned = true;
+      // The lock itself failed: every claim is left unrenewed, so every instance stops.
+      const why = (e instanceof Error ? e.message : String(e)).replaceAll("\n", " ");
+      this.#log(`warning: Cannot renew claims in ${this.#dir}: ${why}`);
+      for (const [id, held] of this.#held) this.#lose(id, held, this.#cannotRenew(id, why));
     } finally {
       this.#renewing = false;
     }
   }
 }
 
-/** The exit message of an instance whose claim was taken over. */
-export function leaseLost(by: Claim | undefined, path: string): LeaseLost {
-  const what = by ? `was taken over by ${describeHolder(by)}` : "was removed";
+/** The exit message of an instance whose claim was taken over (`why`: more about the taker). */
+export function leaseLost(by: Claim | undefined, path: string, why = ""): LeaseLost {
+  const what = by ? `was taken over by ${describeHolder(by)}${why}` : "was removed";
   return new LeaseLost(exitMessage("LeaseLost", "", `Stopped: the claim ${path} ${what} while this ran`));
+}
+
+/** Milliseconds as whole seconds for messages (`75 s`; `0.8 s` under one). */
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -63,13 +63,15 @@ export async function openOutput(arm: Arm, dir: string, ctx: OutputContext): Pro
   await Deno.mkdir(dir, { recursive: true });
   const lock = await DirLock.open(dir);
   const model = arm.config.model.model_name;
+  const claims = new Claims(dir, lock, { leaseMs: ctx.leaseMs, now: ctx.now, log: ctx.log });
+  const holds = (id: string) => claims.heldLocked(id);
   return {
     name: arm.name,
     config: arm.config,
     dir,
     lock,
-    claims: new Claims(dir, lock, { leaseMs: ctx.leaseMs, now: ctx.now, log: ctx.log }),
-    files: new ResultFiles(dir, ctx.startedAt, lock, { preds: ctx.rules.writesPreds }),
+    claims,
+    files: new ResultFiles(dir, ctx.startedAt, lock, { preds: ctx.rules.writesPreds, holds }),
     todo: new Set(),
     skipped: 0,
     unfinished: [],

@@ -113,6 +113,9 @@ export class ResultFiles {
   /** Changes to `preds.json` not written yet. */
   #set = new Map<string, Prediction>();
   #drop = new Set<string>();
+  /** Instances whose pending change this process made as their claim's holder. */
+  #asHolder = new Set<string>();
+  readonly #holds: ((id: string) => Promise<boolean>) | undefined;
   #queue: Promise<void> = Promise.resolve();
   #pending = false;
   #error: unknown = null;
@@ -121,10 +124,18 @@ export class ResultFiles {
    * @param outDir the batch output directory (exists)
    * @param startedAt the batch start, epoch milliseconds (names the summary file)
    * @param lock the output directory's lock
-   * @param options `preds: false` writes no `preds.json` (ProgramBench's layout has none)
+   * @param options `preds: false` writes no `preds.json` (ProgramBench's layout has none); `holds`,
+   *   asked under the lock, whether this process still holds an instance's claim: a change made as its
+   *   holder ({@link dropPrediction}, {@link record}) is not written once it does not
    */
-  constructor(outDir: string, startedAt: number, lock: DirLock, options: { preds?: boolean } = {}) {
+  constructor(
+    outDir: string,
+    startedAt: number,
+    lock: DirLock,
+    options: { preds?: boolean; holds?: (id: string) => Promise<boolean> } = {},
+  ) {
     this.#outDir = outDir;
+    this.#holds = options.holds;
     this.predsPath = options.preds === false ? "" : `${outDir}/preds.json`;
     this.#startedAt = startedAt;
     this.#lock = lock;
@@ -157,17 +168,19 @@ export class ResultFiles {
     this.#set.set(pred.instance_id, pred);
   }
 
-  /** Remove an instance's prediction (it is about to be redone). */
+  /** Remove an instance's prediction (it is about to be redone by this process, its claim's holder). */
   dropPrediction(id: string): void {
     this.#set.delete(id);
     this.#drop.add(id);
+    this.#asHolder.add(id);
   }
 
-  /** Record an instance's ending in the summary (and its prediction, when finished). */
+  /** Record an instance's ending in the summary (and its prediction, when finished), as its claim's holder. */
   record(id: string, status: string, pred: Prediction | null): void {
     (this.byStatus[status] ??= []).push(id);
     if (pred?.pass_at_1 === false) this.notPassAt1 = true;
     if (pred) this.setPrediction(pred);
+    this.#asHolder.add(id);
   }
 
   /** Schedule a write of both files; resolves when the files reflect every change made so far. */
@@ -210,8 +223,12 @@ export class ResultFiles {
   }
 
   async #writePreds(): Promise<void> {
-    const [set, drop] = [this.#set, this.#drop];
-    [this.#set, this.#drop] = [new Map(), new Set()];
+    const [set, drop, asHolder] = [this.#set, this.#drop, this.#asHolder];
+    [this.#set, this.#drop, this.#asHolder] = [new Map(), new Set(), new Set()];
+    for (const id of asHolder) {
+      // Its claim was lost (another process runs it now): what this one had to say of it is not written.
+      if (this.#holds && !(await this.#holds(id))) [set.delete(id), drop.delete(id)];
+    }
     try {
       let preds: Record<string, unknown> = {};
       try {
@@ -225,6 +242,7 @@ export class ResultFiles {
       // Not written: keep the changes for the next write, under any made meanwhile.
       for (const id of drop) if (!this.#set.has(id)) this.#drop.add(id);
       for (const [id, pred] of set) if (!this.#set.has(id) && !this.#drop.has(id)) this.#set.set(id, pred);
+      for (const id of asHolder) this.#asHolder.add(id);
       throw e;
     }
   }

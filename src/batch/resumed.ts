@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Claims, describeHolder, DirLock, leaseMs } from "./_claims.ts";
+import { Claims, describeHolder, DirLock, Lease, leaseMs } from "./_claims.ts";
 import { prediction, ResultFiles, trajectoryState } from "./_results.ts";
 
 /** `<id>.resumeN.traj.json` beside `<id>.traj.json`: N of the file. */
@@ -84,12 +84,13 @@ export async function leaseInstance(
 ): Promise<InstanceLease | { heldBy: string }> {
   const lock = await DirLock.open(outDir);
   const claims = new Claims(outDir, lock, { leaseMs: leaseMs(hostEnv) });
-  const holder = await claims.claim(id, onLost);
-  if (holder) {
+  const lease = await claims.claim(id);
+  if (!(lease instanceof Lease)) {
     claims.close();
     lock.close();
-    return { heldBy: describeHolder(holder.claim) };
+    return { heldBy: describeHolder(lease.claim) };
   }
+  lease.signal.addEventListener("abort", onLost, { once: true });
   return {
     release: async (trajectory) => {
       try {

@@ -51,7 +51,7 @@ export interface Features {
   plug: EpisodePlug;
 }
 
-type Deps = Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "signal" | "now" | "watch">;
+type Deps = Pick<EpisodeDeps, "hostEnv" | "log" | "cwd" | "signal" | "now" | "watch" | "lease">;
 
 /**
  * The features `config` asks for, checked before anything is built: output paths that cannot be
@@ -207,7 +207,9 @@ async function artifactSteps(
     const trajectory = resolvePath(outputPath, deps.cwd);
     const atif = run.atif_path && resolvePath(run.atif_path, trajectory.replace(/\/[^/]*$/, ""));
     const own = [atif, options.resume?.link.trajectory].filter((p): p is string => Boolean(p));
-    const artifactDeps = { log: deps.log, redactor, own, ...force };
+    const lease = deps.lease;
+    const hold = lease ? { hold: <T>(write: () => Promise<T>) => lease.hold(write) } : {};
+    const artifactDeps = { log: deps.log, redactor, own, ...force, ...hold };
     return (await saveArtifacts(env, wanted, trajectory, artifactDeps)).errors;
   }];
 }

@@ -94,6 +94,16 @@ export interface EpisodeDeps {
   clients?: ModelClients;
   /** The environment commands run in, instead of the configured one (`claudius replay`). */
   environment?: Environment;
+  /** A batch instance's claim: the episode writes its files and calls the model only while it holds it. */
+  lease?: EpisodeLease;
+}
+
+/** What an episode may do only while it holds (a batch instance's claim). */
+export interface EpisodeLease {
+  /** Before every model call: throws the ending when the hold cannot be vouched for now. */
+  check(): void;
+  /** Runs a write of the episode's files (a save, an artifact) while held; throws the ending, writing nothing, otherwise. */
+  hold<T>(write: () => Promise<T>): Promise<T>;
 }
 
 /** The registries of model and environment classes an episode builds from, one row per class. */
@@ -265,16 +275,21 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   };
   const info = (a: DefaultAgent) => trajectoryInfo(a, secrets, extras);
   const shown = redactor.view<Message>();
-  const save = async (a: DefaultAgent, more: Partial<TrajectoryInfo> = {}) => {
-    const [messages, i] = [shown(a.messages), redactor.value({ ...info(a), ...more })];
-    await writer.save(messages, i);
-    for (const saver of plug.savers ?? []) await saver(messages, i);
-  };
+  const held = <T>(write: () => Promise<T>) => deps.lease ? deps.lease.hold(write) : write();
+  const save = (a: DefaultAgent, more: Partial<TrajectoryInfo> = {}) =>
+    held(async () => {
+      const [messages, i] = [shown(a.messages), redactor.value({ ...info(a), ...more })];
+      await writer.save(messages, i);
+      for (const saver of plug.savers ?? []) await saver(messages, i);
+    });
   const now = deps.now ?? Date.now;
   const agentDeps: AgentDeps = {
     save: (a) => save(a),
     ...(plug.hooks ? { hooks: plug.hooks } : {}),
-    beforeCall: () => limits.check(),
+    beforeCall: () => {
+      limits.check();
+      deps.lease?.check();
+    },
     secrets: outputSecrets,
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(onMessage ? { onMessage } : {}),
@@ -283,7 +298,7 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   };
   const agentEnv = plug.wrapEnv?.(env) ?? env;
   const agent = await (plug.makeAgent ?? defaultAgent)(input, model, agentEnv, agentDeps);
-  return { agent, env, writer, info, save, startup };
+  return { agent, env, writer, info, save, startup, held };
 }
 
 /**
@@ -296,11 +311,11 @@ export async function runEpisode(
   deps: EpisodeDeps,
   plug: EpisodePlug = {},
 ): Promise<EpisodeResult> {
-  const { agent, env, writer, info, save, startup } = await build(config, episode, deps, plug);
+  const { agent, env, writer, info, save, startup, held } = await build(config, episode, deps, plug);
   const resume = plug.resume;
   try {
     // The trajectory is created (and checked) before anything is run or paid for.
-    await writer.open(info(agent), { exclusive: episode.newFile === true });
+    await held(() => writer.open(info(agent), { exclusive: episode.newFile === true }));
     if (resume) await save(agent);
   } catch (e) {
     await env.close();

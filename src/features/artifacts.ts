@@ -33,6 +33,11 @@ export interface ArtifactConfig {
 export interface ArtifactDeps {
   /** Notices and warnings, one line each. */
   log: (line: string) => void;
+  /**
+   * Puts each artifact in place (the rename of its temporary file) only while the run may write its
+   * files (a batch instance's claim); throws to leave it out.
+   */
+  hold?: <T>(write: () => Promise<T>) => Promise<T>;
   /** Seconds allowed per artifact. Default 300. */
   timeoutSeconds?: number;
   /** Aborting it kills the artifact command at once (a second Ctrl-C). */
@@ -178,7 +183,13 @@ export async function saveArtifacts(
         : undefined;
       const inv = async (partial: string) =>
         hostCommand(name === "patch" ? [...argv, ...await identities([...own, partial])] : argv);
-      await runToFile(inv, dest, deps.timeoutSeconds ?? 300, what, deps.force, redact);
+      await runToFile(inv, dest, {
+        timeoutSeconds: deps.timeoutSeconds ?? 300,
+        what,
+        force: deps.force,
+        transform: redact,
+        hold: deps.hold,
+      });
       report.saved[name] = dest;
       deps.log(`Saved ${name} to ${dest}`);
     } catch (e) {
@@ -219,19 +230,23 @@ class CommandFailed extends Error {
 }
 
 /**
- * Run the command `inv` gives for the temporary file (created first, renamed to `dest` on success)
- * with its stdout going there (through `transform`, when given); `what` names the program in
- * errors. `force` kills its process group at once.
+ * Run the command `inv` gives for the temporary file (created first, renamed to `dest` on success,
+ * through `hold` when given) with its stdout going there (through `transform`, when given); `what`
+ * names the program in errors. `force` kills its process group at once.
  * @throws {Error} with the command's stderr when it fails, times out, is killed or cannot start
  */
 async function runToFile(
   inv: (partial: string) => Promise<HostCommand>,
   dest: string,
-  timeoutSeconds: number,
-  what: string,
-  force?: AbortSignal,
-  transform?: TransformStream<Uint8Array, Uint8Array>,
+  o: {
+    timeoutSeconds: number;
+    what: string;
+    force?: AbortSignal | undefined;
+    transform?: TransformStream<Uint8Array, Uint8Array> | undefined;
+    hold?: (<T>(write: () => Promise<T>) => Promise<T>) | undefined;
+  },
 ): Promise<void> {
+  const { timeoutSeconds, what, force, transform } = o;
   const slash = dest.lastIndexOf("/");
   if (slash > 0) await Deno.mkdir(dest.slice(0, slash), { recursive: true });
   // This run's own name: another run writing the same `--patch` path has its own.
@@ -244,7 +259,7 @@ async function runToFile(
     const child = spawnDetached(await inv(partial));
     guard.add(child.pid); // detached: its pid is its process group
     await writeOutput(child, file, { timeoutSeconds, what, force, transform });
-    await Deno.rename(partial, dest);
+    await (o.hold ?? ((write) => write()))(() => Deno.rename(partial, dest));
     ok = true;
   } finally {
     try {

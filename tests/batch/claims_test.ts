@@ -1,6 +1,14 @@
-import { assertEquals, assertThrows } from "../_support/assert.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "../_support/assert.ts";
 import { ConfigError } from "../../src/core/errors.ts";
-import { claimLeaseMs, leaseMs, parseClaim } from "../../src/batch/_claims.ts";
+import {
+  claimLeaseMs,
+  Claims,
+  DirLock,
+  Lease,
+  LeaseLost,
+  leaseMs,
+  parseClaim,
+} from "../../src/batch/_claims.ts";
 import { parseStat, runsSince } from "../../src/batch/_proc.ts";
 
 const claim = {
@@ -54,5 +62,44 @@ Deno.test("leaseMs() reads CLAUDIUS_LEASE_SECONDS, 60 s by default, and names th
       ConfigError,
       `CLAUDIUS_LEASE_SECONDS must be a number of seconds >= 1, got '${bad}'`,
     );
+  }
+});
+
+Deno.test("Lease: a write runs only while the claim is this process's; a claim not confirmed for most of its lease stops", async () => {
+  const out = await Deno.makeTempDir({ prefix: "claudius-lease-" });
+  const lock = await DirLock.open(out);
+  let now = Date.parse("2030-01-01T00:00:00Z");
+  const claims = new Claims(out, lock, { leaseMs: 60_000, now: () => now });
+  try {
+    const lease = await claims.claim("a");
+    assert(lease instanceof Lease);
+    assertEquals(await lease.hold(() => Promise.resolve("written")), "written");
+    now += 44_000;
+    lease.check(); // within three quarters of the lease
+    now += 2_000;
+    assertThrows(() => lease.check(), LeaseLost, "was last confirmed 46 s ago, most of its 60 s lease");
+    assert(lease.signal.aborted);
+    let wrote = false;
+    await assertRejects(() => lease.hold(() => Promise.resolve(void (wrote = true))), LeaseLost);
+    assertEquals(wrote, false);
+
+    // Taken over: found at the next write, which does not happen.
+    const b = await claims.claim("b");
+    assert(b instanceof Lease);
+    const taker = JSON.parse(await Deno.readTextFile(claims.path("b")));
+    await Deno.writeTextFile(
+      claims.path("b"),
+      JSON.stringify({ ...taker, pid: 4242, host: "nodec", token: "theirs" }),
+    );
+    await assertRejects(
+      () => b.hold(() => Promise.resolve(void (wrote = true))),
+      LeaseLost,
+      "was taken over by pid 4242 on nodec while this ran",
+    );
+    assertEquals(wrote, false);
+    assert(!(await lock.with(() => claims.heldLocked("b"))));
+  } finally {
+    claims.close();
+    lock.close();
   }
 });

@@ -10,6 +10,7 @@ import { readTrajectory } from "../../src/core/trajectory.ts";
 import { runCommand } from "../../src/lib/process.ts";
 import { DirLock } from "../../src/batch/_claims.ts";
 import { step, submit, writeBatch } from "../_support/batch.ts";
+import { NO_TMPFS } from "../_support/tmpfs.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const PERMS = ["--allow-read", "--allow-write", "--allow-run", "--allow-env", "--allow-net", "--allow-sys"];
@@ -292,4 +293,94 @@ Deno.test("claudius batch stopped while it waits on another machine's claim name
   assertEquals(status.code, 130, text);
   assertMatch(text, /not started: 1 \(the batch was stopped; rerun to continue\): w/);
   assertEquals((await fx.runs("w")).length, 0);
+});
+
+Deno.test("claudius batch frozen past its lease (SIGSTOP) undoes nothing the process that took over finished, and pays nothing again", async () => {
+  const fx = await slowBatch(["f"]);
+  await Deno.writeTextFile(`${fx.dir}/slow`, "3");
+  const env = { CLAUDIUS_LEASE_SECONDS: "2" };
+  const a = spawn(fx.args, fx.dir, { env });
+  await until("A running f", async () => (await fx.runs("f")).length === 1);
+  a.kill("SIGSTOP");
+  try {
+    // A's lease runs out while it is stopped; B takes f over and finishes it.
+    await new Promise((r) => setTimeout(r, 2500));
+    await Deno.remove(`${fx.dir}/slow`);
+    const b = await finish(spawn(fx.args, fx.dir, { env }));
+    assertEquals(b.code, 0, b.stdout + b.stderr);
+    assertEquals((await fx.runs("f")).length, 2, "B ran f");
+    const finished = await Deno.readTextFile(`${fx.out}/f/f.traj.json`);
+    const predsBefore = await Deno.readTextFile(`${fx.out}/preds.json`);
+    assertEquals(await exitStatus(fx.out, "f"), "Submitted");
+    a.kill("SIGCONT");
+    const r = await finish(a);
+    assertEquals(r.code, 0, r.stdout + r.stderr);
+    assertMatch(r.stdout, /f: Stopped: the claim .*f\.json (was removed|was taken over)/);
+    assertEquals((await fx.runs("f")).length, 2, "A ran f no further, nor again");
+    assertEquals(await Deno.readTextFile(`${fx.out}/f/f.traj.json`), finished, "B's trajectory is kept");
+    assertEquals(await Deno.readTextFile(`${fx.out}/preds.json`), predsBefore);
+    assertEquals([...Deno.readDirSync(`${fx.out}/.claims`)], [], "claims are given back");
+  } finally {
+    try {
+      a.kill("SIGCONT");
+    } catch {
+      // Ended already.
+    }
+  }
+});
+
+Deno.test({
+  name: "claudius batch that cannot renew its claims (read-only) stops the instance at once and says why",
+  ignore: NO_TMPFS,
+  fn: async () => {
+    const fx = await slowBatch(["ro"]);
+    await Deno.writeTextFile(`${fx.dir}/slow`, "30");
+    const claims = `${fx.out}/.claims`;
+    await Deno.mkdir(claims, { recursive: true });
+    const mount = await runCommand(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", claims], {
+      timeoutSeconds: 10,
+    });
+    assertEquals(mount.exitCode, 0, mount.output);
+    try {
+      const started = Date.now();
+      const batch = spawn(fx.args, fx.dir, { env: { CLAUDIUS_LEASE_SECONDS: "2" } });
+      await until("the batch running ro", async () => (await fx.runs("ro")).length === 1);
+      const ro = await runCommand(["mount", "-o", "remount,ro", claims], { timeoutSeconds: 10 });
+      assertEquals(ro.exitCode, 0, ro.output);
+      const r = await finish(batch);
+      assert(Date.now() - started < 15_000, `stopped at once, not after the 30 s step: ${r.stdout}`);
+      assertMatch(r.stdout, /ro: Stopped: cannot renew the claim .*ro\.json: Read-only file system/);
+      assertEquals((await fx.runs("ro")).length, 1);
+    } finally {
+      await runCommand(["umount", claims], { timeoutSeconds: 10 });
+    }
+  },
+});
+
+Deno.test("claudius batch whose claim is taken over by a machine whose clock is ahead says its clock lags", async () => {
+  const fx = await slowBatch(["c"]);
+  await Deno.writeTextFile(`${fx.dir}/slow`, "8");
+  const batch = spawn(fx.args, fx.dir, { env: { CLAUDIUS_LEASE_SECONDS: "2" } });
+  await until("the batch running c", async () => (await fx.runs("c")).length === 1);
+  await Deno.remove(`${fx.dir}/slow`);
+  // nodec's clock is 90 s ahead: by it, this batch's claim had long expired.
+  const ahead = Date.now() + 90_000;
+  const lock = await DirLock.open(fx.out);
+  await lock.with(() =>
+    Deno.writeTextFile(
+      `${fx.out}/.claims/c.json`,
+      claimText({
+        host: "nodec",
+        renewed: new Date(ahead).toISOString(),
+        expires: new Date(ahead + 3000).toISOString(),
+      }),
+    )
+  );
+  lock.close();
+  const r = await finish(batch);
+  assertEquals(r.code, 0, r.stdout + r.stderr);
+  assertMatch(
+    r.stdout,
+    /c: Stopped: the claim .*c\.json was taken over by pid 4242 on nodec, whose clock is 9\d s ahead of this one's \(a machine whose clock lags/,
+  );
 });
