@@ -112,9 +112,12 @@ function assistantMessage(blocks: Obj[]): ReplyMessage {
     else if (block.type === "tool_use" || block.type === "server_tool_use") {
       // litellm keeps the block's position as the call's `index` (its dump's first field).
       const position = { index };
+      // A string is a streamed input that is not JSON (cut at max_tokens, or malformed): kept as it
+      // came, so the model's parse of the arguments makes it the format error it is on every path.
+      const args = typeof block.input === "string" ? block.input : pyJsonDumps(block.input ?? {});
       calls.push({
         ...position,
-        function: { arguments: pyJsonDumps(block.input ?? {}), name: String(block.name ?? "") },
+        function: { arguments: args, name: String(block.name ?? "") },
         id: String(block.id ?? ""),
         type: "function",
       });
@@ -197,6 +200,8 @@ class StreamedMessage {
   #message: Obj | undefined;
   #blocks: Obj[] = [];
   #json: string[] = [];
+  /** The block started last (what an event without `index` is about). */
+  #current = 0;
   readonly #sink: StreamSink | undefined;
 
   constructor(sink: StreamSink | undefined) {
@@ -224,7 +229,12 @@ class StreamedMessage {
   }
 
   #apply(event: Obj): void {
-    const index = typeof event.index === "number" ? event.index : -1;
+    // An event without `index` (some proxies leave it out) is about the block started last; a start
+    // without one starts the next block.
+    const given = typeof event.index === "number" && Number.isSafeInteger(event.index) && event.index >= 0
+      ? event.index
+      : undefined;
+    const index = given ?? (event.type === "content_block_start" ? this.#blocks.length : this.#current);
     switch (event.type) {
       case "message_start":
         this.#message = isObject(event.message) ? { ...event.message } : {};
@@ -233,6 +243,7 @@ class StreamedMessage {
       case "content_block_start":
         this.#blocks[index] = isObject(event.content_block) ? { ...event.content_block } : {};
         this.#json[index] = "";
+        this.#current = index;
         break;
       case "content_block_delta":
         this.#delta(index, isObject(event.delta) ? event.delta : {});
@@ -240,8 +251,7 @@ class StreamedMessage {
       case "content_block_stop": {
         const block = this.#blocks[index];
         if (block?.type === "tool_use" || block?.type === "server_tool_use") {
-          const json = this.#json[index] ?? "";
-          block.input = json === "" ? (block.input ?? {}) : parseJson(json);
+          block.input = this.#input(index, block);
         }
         break;
       }
@@ -259,6 +269,20 @@ class StreamedMessage {
       case "message_stop":
         this.done = true;
         break;
+    }
+  }
+
+  /**
+   * A tool block's input from its JSON pieces; a text that is not JSON (the reply was cut at
+   * `max_tokens` inside it, or the model wrote it malformed) stays a string: the reply was paid for.
+   */
+  #input(index: number, block: Obj): Json {
+    const json = this.#json[index] ?? "";
+    if (json === "") return block.input ?? {};
+    try {
+      return parseJson(json);
+    } catch {
+      return json;
     }
   }
 
@@ -289,6 +313,12 @@ class StreamedMessage {
     if (!this.done && this.stopReason === undefined) {
       throw new MalformedBodyError("Cannot parse Anthropic stream: it ended before the reply was complete");
     }
+    // A block still open (a stream ended at max_tokens without its stop) keeps what arrived of its input.
+    this.#blocks.forEach((block, i) => {
+      const open = block !== undefined && (block.type === "tool_use" || block.type === "server_tool_use") &&
+        isObject(block.input) && Object.keys(block.input).length === 0 && (this.#json[i] ?? "") !== "";
+      if (open) block.input = this.#input(i, block);
+    });
     return { ...this.#message, content: this.#blocks.filter((b) => b !== undefined) };
   }
 }
