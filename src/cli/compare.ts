@@ -7,10 +7,18 @@ import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/fla
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
-import { findFiles } from "../lib/files.ts";
-import { findTrajectories } from "../tools/trajectories/find_trajectories.ts";
 import { MAP_WORKER, mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
-import { type EvalResults, loadEvalResults } from "../tools/trajectories/eval_results.ts";
+import type { EvalResults } from "../tools/trajectories/eval_results.ts";
+import {
+  countSet,
+  findTrials,
+  RESULTS_FILE,
+  type Trial,
+  trialName,
+  trialVerdicts,
+} from "../tools/trajectories/trial_sets.ts";
+import { compareStats } from "../tools/trajectories/set_stats.ts";
+import { pairText } from "./_set_stats_text.ts";
 import {
   compareRuns,
   type Comparison,
@@ -76,7 +84,15 @@ export async function main(argv: string[], host: Host): Promise<number> {
   const labels = labelsOf(positionals[0]!, positionals[1]!);
   let failed = 0;
   const sets = await Promise.all(positionals.map(async (path, k) => {
-    const paths = await findTrajectories([path]);
+    const trials = await findTrials(path);
+    const explicit = resultFiles[k];
+    if (explicit !== undefined && explicit !== "-" && trials.length > 1) {
+      throw new UsageError(
+        `--results ${explicit} holds one trial's verdicts, but ${path} has ${trials.length} trials: put each ` +
+          `trial's verdicts in its directory as ${RESULTS_FILE} (${trials[0]!.name}/${RESULTS_FILE}, ...)`,
+      );
+    }
+    const paths = trials.flatMap((t) => t.files);
     if (!paths.length) {
       io.error(`warning: no trajectories found under ${path}`);
       failed++;
@@ -89,32 +105,59 @@ export async function main(argv: string[], host: Host): Promise<number> {
     );
     for (const f of failures) io.error(`warning: ${f.message}`);
     failed += failures.length;
-    const results = await resultsFor(path, resultFiles[k]);
-    if (results?.size && rows.length && !rows.some((r) => results.has(r.instanceId))) {
+    const verdicts = await Promise.all(trials.map((t) => trialVerdicts(t, explicit)));
+    const counted = countSet(trials, rows, verdicts);
+    for (const u of counted.unmatched) {
       io.error(
-        `warning: the results ${resultFiles[k] ?? path} name none of the ${rows.length} instances of ` +
-          `${labels[k]} (such as ${rows[0]!.instanceId}); ids must match the trajectories' instance ids`,
+        `warning: the results ${u.source} name none of the ${u.instances} instances of ${
+          labels[k]
+        } (such as ` +
+          `${u.example}); ids must match the trajectories' instance ids`,
       );
     }
-    return { label: labels[k]!, rows, ...(results ? { results } : {}) };
-  }));
-  const c = compareRuns(sets[0]!, sets[1]!);
-  for (const id of c.duplicates) {
-    for (const { rows } of sets) {
-      const [kept, ...left] = rows.filter((r) => r.instanceId === id).map((r) => r.path);
-      if (!left.length) continue;
+    for (const key of counted.duplicates) {
+      const kept = counted.placed.find((p) => p.key === key)?.row.path;
+      const left = rows.filter((r) => r.path !== kept && keyOf(trials, r) === key).map((r) => r.path);
       io.error(
-        `warning: instance ${id} appears more than once in a set: kept ${kept}, left out ${
+        `warning: instance ${key} appears more than once in a set: kept ${kept}, left out ${
           left.join(", ")
-        } ` +
-          "(give the files you mean)",
+        } (give the files you mean)`,
       );
     }
-  }
-  if (values.json) io.write(JSON.stringify(c, null, 2) + "\n");
+    return { label: labels[k]!, counted };
+  }));
+  const [sa, sb] = [sets[0]!, sets[1]!];
+  const several = sa.counted.trials > 1 || sb.counted.trials > 1;
+  const runSet = ({ label, counted }: typeof sa) => {
+    // Per (trial, instance): trial k of A beside trial k of B; a one-trial set is trial 1 then.
+    const key = (p: (typeof counted.placed)[number]) =>
+      several ? `${p.trial || trialName(1)}/${p.row.instanceId}` : p.row.instanceId;
+    const results: EvalResults = new Map(
+      counted.placed.flatMap((p) => (p.verdict ? [[key(p), p.verdict] as const] : [])),
+    );
+    const evaluated = counted.metric === "resolved";
+    return {
+      label,
+      rows: counted.placed.map((p) => ({ ...p.row, instanceId: key(p) })),
+      ...(evaluated ? { results } : {}),
+    };
+  };
+  const c = compareRuns(runSet(sa), runSet(sb));
+  const stats = compareStats(
+    { label: sa.label, outcomes: sa.counted.outcomes, metric: sa.counted.metric, trials: sa.counted.trials },
+    { label: sb.label, outcomes: sb.counted.outcomes, metric: sb.counted.metric, trials: sb.counted.trials },
+  );
+  if (values.json) io.write(JSON.stringify({ ...c, stats }, null, 2) + "\n");
   else if (values.csv) io.write(csv(c));
-  else io.write(text(c, Boolean(values.all)) + "\n");
+  else io.write(text(c, Boolean(values.all)) + "\n\n" + pairText(stats, sa.label, sb.label) + "\n");
   return failed ? 1 : 0;
+}
+
+/** The key of a row in its set (`trial-k/id`, or the id). */
+function keyOf(trials: readonly Trial[], row: { path: string; instanceId: string }): string | undefined {
+  const trial = trials.find((t) => t.files.includes(row.path));
+  if (!trial) return undefined;
+  return trial.name ? `${trial.name}/${row.instanceId}` : row.instanceId;
 }
 
 /**
@@ -129,15 +172,6 @@ function labelsOf(a: string, b: string): [string, string] {
     if (x !== y) return x && y ? [x, y] : ["A", "B"];
   }
   return ["A", "B"];
-}
-
-async function resultsFor(runPath: string, file: string | undefined): Promise<EvalResults | undefined> {
-  if (file === "-") return undefined;
-  if (file !== undefined) return await loadEvalResults(file);
-  const isDir = await Deno.stat(runPath).then((s) => s.isDirectory, () => false);
-  if (!isDir) return undefined;
-  const evals = await findFiles(runPath, (p) => p.endsWith(".eval.json"));
-  return evals.length ? await loadEvalResults(runPath) : undefined;
 }
 
 const pct = (x: number, of: number) => (of ? ` (${Math.round((100 * x) / of)}%)` : "");

@@ -7,7 +7,15 @@ import { checkPositionals, type CommandSpec, flag, parseCommandLine, UsageError 
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
 import { ACTION_TYPES } from "../tools/trajectories/action_types.ts";
-import { findTrajectories } from "../tools/trajectories/find_trajectories.ts";
+import {
+  countSet,
+  findTrials,
+  RESULTS_FILE,
+  type Trial,
+  trialVerdicts,
+} from "../tools/trajectories/trial_sets.ts";
+import { setStats } from "../tools/trajectories/set_stats.ts";
+import { setsText } from "./_set_stats_text.ts";
 import { MAP_WORKER, mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
 import { type StatsTotal, totalStats, type TrajectoryStats } from "../tools/trajectories/trajectory_stats.ts";
 import { superseded } from "../tools/trajectories/superseded.ts";
@@ -21,7 +29,7 @@ import { REFERENCE_FLAG, toolIO } from "./tools.ts";
 export const STATS_FLAGS = {
   json: flag({
     type: "boolean",
-    doc: 'everything as JSON: {"trajectories": [...], "total": {...}, "failures": [...]}',
+    doc: 'everything as JSON: {"trajectories": [...], "total": {...}, "stats": {...}, "failures": [...]}',
   }),
   csv: flag({ type: "boolean", doc: "one CSV line per trajectory, then a TOTAL line (full precision)" }),
   wide: flag({
@@ -29,6 +37,13 @@ export const STATS_FLAGS = {
     short: "w",
     doc: "every column (calls, format errors, timeouts, cached tokens, model and command time, submission " +
       "size, action types); by default the table fits 80 columns",
+  }),
+  results: flag({
+    type: "string",
+    value: "FILE",
+    complete: "file",
+    doc: "an evaluator's results for the rate (a set of one trial; formats as compare's --results). " +
+      "Without it, each trial's results.json, or ProgramBench *.eval.json files, are read",
   }),
   reference: REFERENCE_FLAG,
   help: flag({ type: "boolean", short: "h", doc: "print this help" }),
@@ -38,7 +53,7 @@ export const STATS_FLAGS = {
 export const SPEC: CommandSpec<typeof STATS_FLAGS> = {
   name: "claudius stats",
   summary: "one row per trajectory and a total",
-  usage: ["PATH... [--wide | --json | --csv] [--reference NAME]..."],
+  usage: ["PATH... [--wide | --json | --csv] [--results FILE] [--reference NAME]..."],
   examples: [
     ["claudius stats runs/", "every run under runs/: exit, steps, cost, tokens in and out, wall time"],
     ["claudius stats runs/ --wide", "every column"],
@@ -49,7 +64,11 @@ export const SPEC: CommandSpec<typeof STATS_FLAGS> = {
     "tokens, the wall time's split into model and command time, submission size, and each action type's " +
     "share of the tool calls. 'submitted' counts the runs that ended Submitted. PATH is a " +
     "trajectory file or a directory (searched for *.traj.json, and runs/*.json). Files that cannot be " +
-    "read are reported on stderr and make the exit code 1.",
+    "read are reported on stderr and make the exit code 1. Below the table, the PATHs as one set: its " +
+    "success rate (resolved, with an evaluator's results; else submitted) over instances with its 95 % " +
+    "interval, and over repeated trials (each trial-<k> directory, and each PATH without one, is a " +
+    "trial) pass@k, pass^k and the flip rate; runs that ended on the infrastructure count in no rate " +
+    "and are listed (docs/statistics.md).",
   flags: STATS_FLAGS,
   positionals: { min: 1, max: Infinity, name: "at least one PATH (a trajectory or a directory)" },
 };
@@ -117,7 +136,8 @@ export async function main(argv: string[], host: Host): Promise<number> {
   }
   checkPositionals(SPEC, positionals);
   const reference = values.reference?.length ? values.reference : undefined;
-  const paths = await findTrajectories(positionals);
+  const set = await readSet(positionals, values.results);
+  const paths = set.trials.flatMap((t) => t.files);
   const { results: rows, failures } = await mapTrajectoriesParallel(
     paths,
     "stats",
@@ -125,16 +145,57 @@ export async function main(argv: string[], host: Host): Promise<number> {
     { worker: host.programFile(MAP_WORKER) },
   );
   for (const f of failures) io.error(`warning: ${f.message}`);
+  const counted = countSet(set.trials, rows, set.verdicts);
+  for (const u of counted.unmatched) {
+    io.error(
+      `warning: the results ${u.source} name none of the ${u.instances} instances of its trial (such as ` +
+        `${u.example}); ids must match the trajectories' instance ids`,
+    );
+  }
+  if (counted.duplicates.length) {
+    const d = counted.duplicates;
+    io.error(
+      `warning: ${d.length} instance(s) appear more than once in one trial (such as ${
+        d[0]
+      }): the rate counts ` +
+        "the first of each; give one set (a batch's, an arm's or a trial's directory) for a rate that means something",
+    );
+  }
+  const stats = setStats(counted.outcomes, counted.metric, counted.trials);
   const total = totalStats(rows);
   if (values.json) {
-    io.write(JSON.stringify({ trajectories: rows, total, failures }, null, 2) + "\n");
+    io.write(JSON.stringify({ trajectories: rows, total, stats, failures }, null, 2) + "\n");
   } else if (values.csv) {
     io.write(csv(rows, total));
   } else {
-    io.write((values.wide ? table(rows, total) : narrowTable(rows, total)) + "\n");
+    const block = rows.length ? `\n\n${setsText([{ label: "set", stats }])}` : "";
+    io.write((values.wide ? table(rows, total) : narrowTable(rows, total)) + block + "\n");
   }
   if (!paths.length) io.error(`warning: no trajectories found under ${positionals.join(", ")}`);
   return failures.length || !paths.length ? 1 : 0;
+}
+
+/**
+ * The PATHs as one set: each PATH's trials (its `trial-<k>` directories, else itself), named by the
+ * PATH when there are several, with their verdicts.
+ * @throws {UsageError} for --results on a set of several trials
+ */
+async function readSet(positionals: readonly string[], results: string | undefined) {
+  const per = await Promise.all(positionals.map(findTrials));
+  const trials: Trial[] = per.flatMap((list, i) =>
+    list.map((t) => {
+      if (positionals.length === 1) return t;
+      const where = positionals[i]!.replace(/\/+$/, "");
+      return { ...t, name: t.name ? `${where}/${t.name}` : where };
+    })
+  );
+  if (results !== undefined && trials.length > 1) {
+    throw new UsageError(
+      `--results ${results} holds one trial's verdicts, but the set has ${trials.length} trials: put each ` +
+        `trial's verdicts in its directory as ${RESULTS_FILE}`,
+    );
+  }
+  return { trials, verdicts: await Promise.all(trials.map((t) => trialVerdicts(t, results))) };
 }
 
 function table(rows: TrajectoryStats[], total: StatsTotal): string {

@@ -164,7 +164,7 @@ def cases():
                     "trials": [trials_a, trials_b],
                     "expected": {"A": fa, "B": fb, "difference": diff, "mde80": mde}})
 
-    one = lambda ids_ok: [(f"i{i:02d}", "", ok) for i, ok in enumerate(ids_ok)]
+    one = lambda ids_ok: [(f"i{i:02d}", "", bool(ok)) for i, ok in enumerate(ids_ok)]
     add("one trial, McNemar with discordant pairs",
         one([1, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0]), one([1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1]))
     add("one trial, no discordant pair", one([1, 0, 1, 0, 1]), one([1, 0, 1, 0, 1]))

@@ -15,7 +15,7 @@ import {
   type StepLabels,
 } from "../trajectories/action_types.ts";
 import type { Trajectory } from "../trajectories/types.ts";
-import { isSubmitted } from "../trajectories/outcome.ts";
+import { excludedRun, isSubmitted } from "../trajectories/outcome.ts";
 import { configLabel } from "../trajectories/config_label.ts";
 import { resumedFromOf } from "../trajectories/superseded.ts";
 
@@ -67,6 +67,8 @@ export interface ReportTrajectory {
   actionTypes: Record<ActionType, number>;
   /** A resumed trajectory: the one it went on from (`info.resumed_from`). */
   resumedFrom?: string;
+  /** Why the run counts in no rate (an infrastructure ending, see `excludedRun`); absent when it counts. */
+  excluded?: string;
 }
 
 /**
@@ -98,6 +100,7 @@ export function reportTrajectory(
   });
   const { totals } = t;
   const resumed = resumedFromOf(t.info);
+  const excluded = excludedRun(t);
   return {
     set,
     path: t.path,
@@ -118,6 +121,7 @@ export function reportTrajectory(
     shape,
     actionTypes,
     ...(resumed ? { resumedFrom: resumed } : {}),
+    ...(excluded ? { excluded } : {}),
   };
 }
 

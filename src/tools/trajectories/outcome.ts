@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { excludedEnding } from "../../core/endings.ts";
+import type { Trajectory } from "./types.ts";
 
 /** The exit status of a run the model ended by submitting. */
 export const SUBMITTED = "Submitted";
@@ -22,4 +24,18 @@ export const SUBMITTED = "Submitted";
  */
 export function isSubmitted(exitStatus: string): boolean {
   return exitStatus === SUBMITTED;
+}
+
+/**
+ * Why a run counts in no rate (it ended on the infrastructure, before the model was reached, or not at
+ * all; see `core/endings.ts`, the rule a batch rerun follows too), or undefined when it counts.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadTrajectory } from "./load_trajectory.ts";
+ * excludedRun(await loadTrajectory("out/a/a.traj.json")); // "EnvironmentLost", or undefined
+ * ```
+ */
+export function excludedRun(t: Pick<Trajectory, "exit" | "messages">): string | undefined {
+  return excludedEnding({ status: t.exit.status, messages: t.messages.length, content: t.exit.content });
 }

@@ -160,7 +160,8 @@ export function setStats(outcomes: readonly TrialOutcome[], metric: Metric, tria
     notes,
   };
   if (!n) {
-    notes.mean = notes.ci95 = "no instance has a scored trial";
+    notes.mean = "no instance has a scored trial";
+    notes.ci95 = notes.mean;
   } else if (all.every((t) => t.n === 1)) {
     stats.ci95 = wilsonInterval(all.reduce((s, t) => s + t.c, 0), n);
     stats.ci95_method = "wilson";
@@ -262,10 +263,12 @@ function pairedDifference(
     out.ci95 = [clip(out.estimate - Z95 * se, -1, 1), clip(out.estimate + Z95 * se, -1, 1)];
     mde80 = MDE80_FACTOR * se;
     if (sd === 0) {
+      const same = out.estimate === 0
+        ? "no paired instance differs between the sets"
+        : `every paired instance differs by the same ${signed(out.estimate)}`;
       notes.ci95 =
         notes.mde80 =
-          "every paired instance differs by the same amount: no spread, so no estimate " +
-          "of the noise (run more instances or trials)";
+          `${same}: no spread to estimate the noise from (run more instances or trials)`;
     }
   }
   if (mcnemar) {

@@ -8,6 +8,7 @@ import { keyed } from "../../lib/keyed.ts";
 import { ACTION_TYPES, type ActionType, type ClassifyOptions, sharedStepClassifier } from "./action_types.ts";
 import type { Trajectory } from "./types.ts";
 import { resumedFromOf, superseded } from "./superseded.ts";
+import { excludedRun } from "./outcome.ts";
 
 /** Counts per action type (primary label of each tool call). */
 export type ActionTypeCounts = Record<ActionType, number>;
@@ -43,6 +44,8 @@ export interface TrajectoryStats {
   repaired: boolean;
   /** A resumed trajectory: the one it went on from (its figures are included in this one's). */
   resumedFrom?: string;
+  /** Why the run counts in no rate (an infrastructure ending, see `excludedRun`); absent when it counts. */
+  excluded?: string;
 }
 
 /** The figures of a set of trajectories. */
@@ -95,6 +98,7 @@ export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): T
   }
   const { totals } = t;
   const resumed = resumedFromOf(t.info);
+  const excluded = excludedRun(t);
   return {
     path: t.path,
     instanceId: t.instanceId,
@@ -115,6 +119,7 @@ export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): T
     actionTypes,
     repaired: t.repaired,
     ...(resumed ? { resumedFrom: resumed } : {}),
+    ...(excluded ? { excluded } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * math.comb for pass@k): one-trial and many-trial sets, excluded trials, and the degenerate cases.
  */
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
+import { assertFigures } from "../../_support/numbers.ts";
 import { compareStats, setStats, type TrialOutcome } from "../../../src/tools/trajectories/set_stats.ts";
 
 interface Case {
@@ -25,29 +26,6 @@ const outcomes = (units: Case["A"]): TrialOutcome[] =>
     ...(success === null ? { excluded: "EnvironmentLost" } : {}),
   }));
 
-/** Every number of `expected` matches `actual` to 1e-12 (relative), every null is null, the rest equal. */
-function match(actual: unknown, expected: unknown, where: string): void {
-  if (typeof expected === "number") {
-    assert(
-      typeof actual === "number" && Number.isFinite(actual),
-      `${where}: ${actual}, expected ${expected}`,
-    );
-    assert(
-      Math.abs(actual - expected) <= Math.max(1e-14, 1e-12 * Math.abs(expected)),
-      `${where}: ${actual}, scipy ${expected}`,
-    );
-  } else if (expected === null || typeof expected !== "object") {
-    assertEquals(actual, expected, where);
-  } else if (Array.isArray(expected)) {
-    assert(Array.isArray(actual) && actual.length === expected.length, `${where}: ${JSON.stringify(actual)}`);
-    expected.forEach((e, i) => match(actual[i], e, `${where}[${i}]`));
-  } else {
-    for (const [k, e] of Object.entries(expected)) {
-      match((actual as Record<string, unknown>)[k], e, `${where}.${k}`);
-    }
-  }
-}
-
 for (const c of GOLDEN.cases) {
   Deno.test(`compareStats(): ${c.name}, as scipy computes it`, () => {
     const [ta, tb] = c.trials;
@@ -60,7 +38,7 @@ for (const c of GOLDEN.cases) {
       A: { ...s.A, excluded: [...s.A.excluded].sort() },
       B: { ...s.B, excluded: [...s.B.excluded].sort() },
     };
-    match(sorted, c.expected, c.name);
+    assertFigures(sorted, c.expected, c.name);
     // Never NaN, anywhere; every null figure says why.
     const json = JSON.stringify(s);
     assert(!json.includes("NaN") && !/:\s*Infinity/.test(json), json);
