@@ -13,7 +13,7 @@ import { asError, errorMessage } from "../lib/errors.ts";
 import { escapeControls } from "../lib/safe_text.ts";
 import { claimLeaseMs, describeHolder, type Holder, Lease, LeaseLost } from "./_claims.ts";
 import { EngineHealth } from "./_engine_health.ts";
-import { type Output, skipFinished, summaryOf, trajPath, type Work } from "./_outputs.ts";
+import { type Output, outputKey, skipFinished, summaryOf, trajPath, type Work } from "./_outputs.ts";
 import { WorkQueue } from "./_queue.ts";
 import { newestTrajectory, removeResumed } from "./resumed.ts";
 import { prediction, trajectoryState, writeSetupFailure } from "./_results.ts";
@@ -35,6 +35,8 @@ export interface BatchPlan {
   /** Run finished instances again (`--redo-existing`, `--instance`). */
   redo: boolean;
   selected: Instance[];
+  /** Trials of each instance (each trial an output directory of every arm). */
+  trials: number;
   /** Instances in the file, before the selection. */
   total: number;
   /** Notes logged first: the shard's, and the shared working directory warning. */
@@ -73,9 +75,12 @@ export class BatchRun {
     this.#plan = plan;
     this.#outputs = outputs;
     const { deps, selected } = plan;
-    // Instance-major: each instance under every arm before the next instance.
-    const todo = selected.flatMap((inst) =>
-      outputs.filter((o) => o.todo.has(inst.instance_id)).map((output) => ({ inst, output, looks: 0 }))
+    // Trial by trial, instance-major: each instance under every arm before the next instance.
+    const todo = Array.from({ length: plan.trials }, (_, t) => t + 1).flatMap((k) =>
+      selected.flatMap((inst) =>
+        outputs.filter((o) => (o.trial ?? 1) === k && o.todo.has(inst.instance_id))
+          .map((output) => ({ inst, output, looks: 0 }))
+      )
     );
     this.#progress = new BatchProgress(todo.length, {
       write: deps.write,
@@ -110,22 +115,28 @@ export class BatchRun {
     this.#progress.stop();
     for (const o of this.#outputs) await o.files.close();
     const end = {
-      selected: this.#plan.selected.length,
       interrupted: this.#stopped() || forced,
       globalLimitReached: this.#limits.exceeded,
       enginesDown: this.#health.down,
       elapsedMs: this.#plan.now() - this.#plan.startedAt,
     };
-    return { arms: this.#outputs.map((o) => ({ name: o.name, outDir: o.dir, summary: summaryOf(o, end) })) };
+    return {
+      arms: this.#outputs.map((o) => ({
+        name: o.name,
+        ...(o.trial === undefined ? {} : { trial: o.trial }),
+        outDir: o.dir,
+        summary: summaryOf(o, end),
+      })),
+    };
   }
 
   #announce(): void {
-    const { nested, selected, total, rules, shardNote, shared } = this.#plan;
+    const { total, rules, shardNote, shared } = this.#plan;
     const progress = this.#progress;
     if (shardNote) progress.log(shardNote);
     for (const o of this.#outputs) {
       progress.log(
-        `claudius batch: ${nested ? `arm ${o.name}: ` : ""}${selected.length} of ${total} instances ` +
+        `claudius batch: ${this.#where(o, ": ")}${o.selected.length} of ${total} instances ` +
           `selected, ${o.skipped} already finished, ${o.todo.size} to run -> ${o.dir}`,
       );
     }
@@ -140,11 +151,18 @@ export class BatchRun {
   }
 
   #key(o: Output, id: string): string {
-    return this.#plan.nested ? `${o.name}/${id}` : id;
+    return outputKey(o, id);
+  }
+
+  /** `arm A, trial K` of an output, then `after`; "" for a plain batch. */
+  #where(o: Output, after: string): string {
+    const words = [o.name ? `arm ${o.name}` : "", o.trial === undefined ? "" : `trial ${o.trial}`];
+    const text = words.filter(Boolean).join(", ");
+    return text ? text + after : "";
   }
 
   async #worker(host: string | undefined): Promise<void> {
-    const { deps, nested } = this.#plan;
+    const { deps } = this.#plan;
     for (;;) {
       const work = await this.#queue.take(
         () => this.#stopped() || this.#limits.exceeded || this.#health.isDown(host ?? ""),
@@ -155,7 +173,7 @@ export class BatchRun {
       try {
         again = await this.#claimAndRun(work, host);
       } catch (e) {
-        const arm = nested ? ` (arm ${work.output.name})` : "";
+        const arm = this.#where(work.output, "") && ` (${this.#where(work.output, "")})`;
         const why = redactText(errorMessage(e));
         deps.log(escapeControls(`error: instance ${work.inst.instance_id}${arm}: ${why}`));
       } finally {
@@ -286,7 +304,7 @@ export class BatchRun {
     const { deps, rules } = this.#plan;
     const id = inst.instance_id;
     const path = trajPath(o, id);
-    const config = rules.configure(instanceConfig(o.config, inst, o.dir), inst);
+    const config = rules.configure(instanceConfig(o.config, inst, o.dir, o.trial ?? 1), inst);
     const cls = String(config.environment.environment_class);
     await lease.hold(async () => {
       await Deno.remove(path).catch(() => {});

@@ -12,11 +12,16 @@ import type { ModeRules } from "./modes.ts";
 import { newestTrajectory } from "./resumed.ts";
 import type { Instance } from "./select.ts";
 import type { Arm, BatchSummary } from "./types.ts";
+import { trialDir } from "./_trials.ts";
 
 /** One output directory of this invocation (the batch's, or one arm's) and what happened in it. */
 export interface Output {
   /** The arm's name; "" for a plain batch. */
   name: string;
+  /** The trial (1-based) of a batch of several; undefined for a batch of one trial. */
+  trial: number | undefined;
+  /** The instances this output runs (its trial's share of the selection). */
+  selected: Instance[];
   config: ResolvedConfig;
   dir: string;
   lock: DirLock;
@@ -58,8 +63,29 @@ export function trajPath(o: Output, id: string): string {
   return `${o.dir}/${id}/${id}.traj.json`;
 }
 
-/** Make the directory and take its lock: an output with nothing sorted yet. */
-export async function openOutput(arm: Arm, dir: string, ctx: OutputContext): Promise<Output> {
+/** An output's name in keys and messages: `arm`, `trial-k`, `arm/trial-k`, or "" for a plain batch. */
+export function outputLabel(arm: string, trial: number | undefined): string {
+  return [arm, trial === undefined ? "" : trialDir(trial)].filter(Boolean).join("/");
+}
+
+/** An instance's key in keys and messages: `id` behind the output's label (`control/trial-2/id`). */
+export function outputKey(o: Pick<Output, "name" | "trial">, id: string): string {
+  const label = outputLabel(o.name, o.trial);
+  return label ? `${label}/${id}` : id;
+}
+
+/**
+ * Make the directory and take its lock: an output with nothing sorted yet.
+ * @param trial its trial in a batch of several (undefined: one trial)
+ * @param selected the instances it runs
+ */
+export async function openOutput(
+  arm: Arm,
+  dir: string,
+  ctx: OutputContext,
+  trial?: number,
+  selected: Instance[] = [],
+): Promise<Output> {
   await Deno.mkdir(dir, { recursive: true });
   const lock = await DirLock.open(dir);
   const model = arm.config.model.model_name;
@@ -67,6 +93,8 @@ export async function openOutput(arm: Arm, dir: string, ctx: OutputContext): Pro
   const holds = (id: string) => claims.heldLocked(id);
   return {
     name: arm.name,
+    trial,
+    selected,
     config: arm.config,
     dir,
     lock,
@@ -111,7 +139,6 @@ export function skipFinished(o: Output, id: string, state: TrajectoryState | nul
 
 /** What each output's summary takes from the batch as a whole. */
 export interface Ending {
-  selected: number;
   interrupted: boolean;
   globalLimitReached: boolean;
   enginesDown: string[];
@@ -122,7 +149,7 @@ export interface Ending {
 export function summaryOf(o: Output, end: Ending): BatchSummary {
   const started = new Set(Object.values(o.files.byStatus).flat());
   return {
-    selected: end.selected,
+    selected: o.selected.length,
     skipped: o.skipped,
     byStatus: o.files.byStatus,
     unfinished: o.unfinished,

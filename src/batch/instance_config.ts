@@ -13,13 +13,19 @@ import type { Instance } from "./select.ts";
 /**
  * The config of one instance: `environment.image` (container classes), `environment.cwd`,
  * `run.env_startup_command` and `model.script` are rendered as templates over the record (its
- * fields at the top level, as upstream renders the startup command, and as `instance`). Without a
- * configured image, a container class uses `image_name` or SWE-bench's naming; without a
- * configured cwd, the local and bubblewrap environments work in `<out>/<id>/workspace`.
+ * fields at the top level, as upstream renders the startup command, and as `instance`) and `trial`
+ * (1-based; an instance's own `trial` field wins at the top level). Without a configured image, a
+ * container class uses `image_name` or SWE-bench's naming; without a configured cwd, the local and
+ * bubblewrap environments work in `<out>/<id>/workspace`.
  */
-export function instanceConfig(base: ResolvedConfig, instance: Instance, outDir: string): ResolvedConfig {
+export function instanceConfig(
+  base: ResolvedConfig,
+  instance: Instance,
+  outDir: string,
+  trial = 1,
+): ResolvedConfig {
   const config = structuredClone(base);
-  const vars = { ...instance, instance };
+  const vars = { trial, ...instance, instance };
   const render = (name: "environment" | "run" | "model", key: string) => {
     const section: Record<string, unknown> = config[name];
     const value = section[key];
@@ -69,7 +75,7 @@ export function checkAtifPaths(arms: { name: string; config: ResolvedConfig }[])
  * @throws {ConfigError} naming the directory and the two that share it
  */
 export function checkWorkspaces(
-  arms: { name: string; config: ResolvedConfig; dir: string }[],
+  arms: { name: string; config: ResolvedConfig; dir: string; trial?: number | undefined }[],
   instances: Instance[],
   workers: number,
 ): string | undefined {
@@ -81,7 +87,7 @@ export function checkWorkspaces(
   let warning: string | undefined;
   for (const o of local) {
     for (const inst of instances.slice(0, 2)) {
-      const cwd = String(instanceConfig(o.config, inst, o.dir).environment.cwd);
+      const cwd = String(instanceConfig(o.config, inst, o.dir, o.trial ?? 1).environment.cwd);
       const other = seen.get(cwd);
       seen.set(cwd, { arm: o.name, id: inst.instance_id });
       if (other === undefined) continue;
@@ -89,7 +95,7 @@ export function checkWorkspaces(
         throw new ConfigError(
           `Arms '${other.arm}' and '${o.name}' both work in environment.cwd '${cwd}' and would change each ` +
             `other's files: leave environment.cwd unset (each arm works in <out>/<arm>/<id>/workspace) or ` +
-            `give each arm its own`,
+            `give each arm its own` + (o.trial ? " (each trial: name {{trial}} in it)" : ""),
         );
       }
       const fix = "leave environment.cwd unset (each instance works in <out>/<id>/workspace) or name the " +

@@ -31,6 +31,11 @@ export interface BatchOptions {
   verbose: boolean;
   /** A benchmark run as upstream's runner does it (see `modes.ts`); default `plain`. */
   mode?: BatchMode;
+  /**
+   * Trials of every instance (default 1): with more than one, trial k is a batch directory of its own,
+   * `<out>/trial-<k>/` (with arms `<out>/<arm>/trial-<k>/`); one keeps the plain layout.
+   */
+  trials?: number;
 }
 
 /** What an instance's episode runs with (the command layer's composition of the features). */
@@ -96,7 +101,10 @@ export interface BatchSummary {
   enginesDown?: string[];
 }
 
-/** One arm of an ablation: its name (its output directory under the batch's) and its config. */
+/**
+ * One arm of an ablation: its name (its output directory under the batch's) and its config. An arm
+ * named "" is the batch's own config, written without an arm directory.
+ */
 export interface Arm {
   name: string;
   config: ResolvedConfig;
@@ -105,7 +113,10 @@ export interface Arm {
 /** What an ablation runs: a batch's options with arms instead of one config. */
 export type ArmsOptions = Omit<BatchOptions, "config"> & { arms: Arm[] };
 
-/** How an ablation ended: each arm's output directory summarised as a batch of its own. */
+/**
+ * How an ablation ended: each output directory (an arm's, or one trial of an arm) summarised as a batch
+ * of its own.
+ */
 export interface ArmsSummary {
-  arms: { name: string; outDir: string; summary: BatchSummary }[];
+  arms: { name: string; trial?: number; outDir: string; summary: BatchSummary }[];
 }

@@ -10,7 +10,7 @@ import { EXIT_CODES, type Host } from "../core/host.ts";
 import { refuseSilentYolo } from "./_silent_yolo.ts";
 import { BATCH_SPEC, type BatchFlags, parseBatchArgs } from "./batch_flags.ts";
 import { renderHelp } from "../lib/help.ts";
-import { runArms, runBatch } from "../batch/run_batch.ts";
+import { runArms } from "../batch/run_batch.ts";
 import { FILTER_WORKER } from "../batch/select.ts";
 import { summaryLines } from "../batch/progress.ts";
 import { exportHint, MODES, SWEBENCH_SUBSETS } from "../batch/modes.ts";
@@ -116,12 +116,17 @@ export async function batchCommand(flags: BatchFlags, host: Host): Promise<numbe
       signal: graceful.signal,
       force: force.signal,
     };
-    const done = config
-      ? { arms: [{ name: "", summary: await runBatch({ ...options, config }, deps) }] }
-      : await runArms({ ...options, arms }, deps);
-    const lines = done.arms.flatMap(({ name, summary }) =>
-      name ? [`arm ${name}:`, ...summaryLines(summary).map((l) => `  ${l}`)] : summaryLines(summary)
-    );
+    const done = await runArms({
+      ...options,
+      trials: flags.trials,
+      arms: config ? [{ name: "", config }] : arms,
+    }, deps);
+    const lines = done.arms.flatMap(({ name, trial, summary }) => {
+      const head = [name ? `arm ${name}` : "", trial === undefined ? "" : `trial ${trial}`].filter(Boolean);
+      return head.length
+        ? [`${head.join(", ")}:`, ...summaryLines(summary).map((l) => `  ${l}`)]
+        : summaryLines(summary);
+    });
     host.out(lines.join("\n") + "\n");
     const summaries = done.arms.map((a) => a.summary);
     if (summaries.some((s) => s.interrupted)) return EXIT_CODES[signalStatus || "Interrupted"]!;

@@ -9,6 +9,7 @@ import type { DockerHostSpec } from "../batch/run_batch.ts";
 import type { BatchMode } from "../batch/modes.ts";
 import { compileFilter, parseSlice } from "../batch/select.ts";
 import { parseShardFlag, type ShardSpec } from "../batch/shard.ts";
+import { MAX_TRIALS } from "../batch/run_batch.ts";
 
 /** Options of `claudius batch`: the single-run flags plus the batch's own. */
 export interface BatchFlags extends RunFlags {
@@ -29,6 +30,8 @@ export interface BatchFlags extends RunFlags {
   instance?: string;
   /** Ablation arms (`--arm NAME=SPEC`), in the order first named; empty for a plain batch. */
   arms: ArmFlags[];
+  /** `--trials K`: every instance K times, trial k into `<out>/trial-<k>/`. */
+  trials: number;
 }
 
 /** One arm of an ablation: its name and the `-c` specs it adds after the shared ones. */
@@ -99,6 +102,15 @@ export const BATCH_FLAGS = {
     doc: "an ablation arm: every instance also runs with the shared config plus SPEC (a -c spec; repeat " +
       "NAME for more, NAME= for none) into DIR/NAME/",
   }),
+  trials: flag({
+    type: "int",
+    value: "K",
+    min: 1,
+    max: MAX_TRIALS,
+    doc:
+      "run every instance K times (default 1), trial k into DIR/trial-<k>/ (with --arm DIR/NAME/trial-<k>/), " +
+      "each an upstream batch layout; trial by trial, a rerun finishing what is left",
+  }),
 } as const;
 
 /** `claudius batch`. */
@@ -119,7 +131,8 @@ export const BATCH_SPEC: CommandSpec<typeof BATCH_FLAGS> = {
     "| task, [image_name], ...}, or a directory of task files (id = file name without extension). " +
     "environment.image, environment.cwd, run.env_startup_command and model.script are templates over " +
     "the record. Outputs: <out>/<id>/<id>.traj.json, <out>/preds.json, <out>/exit_statuses_<time>.yaml " +
-    "(with arms: under <out>/<arm>/). Processes sharing -o split the instances between them.",
+    "(with arms: under <out>/<arm>/; with --trials under .../trial-<k>/). Processes sharing -o split the " +
+    "instances between them.",
   flags: BATCH_FLAGS,
   positionals: { min: 1, max: 1, name: "INSTANCES (a file or directory)" },
   sections: [[
@@ -196,6 +209,7 @@ export function parseBatchArgs(argv: string[]): BatchFlags | "help" {
     dockerHosts: (values["docker-host"] ?? []).map(parseDockerHost),
     mode: values.mode === "programbench" || values.mode === "swebench" ? values.mode : "plain",
     arms: parseArms(values.arm ?? []),
+    trials: values.trials ?? 1,
   };
   if (values.slice !== undefined) flags.slice = values.slice;
   if (values.filter !== undefined) flags.filter = values.filter;

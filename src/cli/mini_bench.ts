@@ -174,6 +174,7 @@ async function batch(
     dockerHosts: [],
     mode,
     arms: [],
+    trials: 1,
     // Upstream writes SWE-bench's results into the current directory when -o is not given.
     output: values.output || (mode === "swebench" ? "." : MODES.programbench.defaultOutput(Date.now())),
     ...(values.slice ? { slice: values.slice } : {}),
