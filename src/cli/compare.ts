@@ -13,6 +13,7 @@ import {
   countSet,
   findTrials,
   RESULTS_FILE,
+  setNames,
   type Trial,
   trialName,
   trialVerdicts,
@@ -81,7 +82,7 @@ export async function main(argv: string[], host: Host): Promise<number> {
   const resultFiles = values.results ?? [];
   if (resultFiles.length > 2) throw new UsageError("--results is given once per run set (A, then B)");
   const reference = values.reference?.length ? values.reference : undefined;
-  const labels = labelsOf(positionals[0]!, positionals[1]!);
+  const labels = setNames(positionals) ?? ["A", "B"];
   let failed = 0;
   const sets = await Promise.all(positionals.map(async (path, k) => {
     const trials = await findTrials(path);
@@ -158,20 +159,6 @@ function keyOf(trials: readonly Trial[], row: { path: string; instanceId: string
   const trial = trials.find((t) => t.files.includes(row.path));
   if (!trial) return undefined;
   return trial.name ? `${trial.name}/${row.instanceId}` : row.instanceId;
-}
-
-/**
- * Short labels: the last path component where the two paths differ (`runs/base/out` and
- * `runs/gate/out` give `base` and `gate`), else A and B.
- */
-function labelsOf(a: string, b: string): [string, string] {
-  const parts = (p: string) => p.replace(/\/+$/, "").replace(/(\.traj)?\.json$/, "").split("/");
-  const [pa, pb] = [parts(a), parts(b)];
-  for (let k = 1; k <= Math.min(pa.length, pb.length); k++) {
-    const x = pa[pa.length - k]!, y = pb[pb.length - k]!;
-    if (x !== y) return x && y ? [x, y] : ["A", "B"];
-  }
-  return ["A", "B"];
 }
 
 const pct = (x: number, of: number) => (of ? ` (${Math.round((100 * x) / of)}%)` : "");

@@ -31,6 +31,8 @@ svg.chart text.mid { text-anchor: middle; }
 svg.chart .bar { fill: #4e79a7; }
 svg.chart .axis { stroke: #999; }
 svg.chart .median { stroke: #e15759; stroke-width: 2; stroke-dasharray: 4 2; }
+svg.chart .grid { stroke: #e4e4e8; }
+ul.differences { font-family: ui-monospace, monospace; font-size: 13px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 8px; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
 td.n, th.n { text-align: right; }

@@ -40,8 +40,9 @@ export interface StackedRow {
   parts: Part[];
 }
 
-const WIDTH = 760;
-const LABEL = 170;
+/** Width of every chart, and of the label column at its left. */
+export const WIDTH = 760;
+export const LABEL = 170;
 const FONT = 12;
 
 /** Cut `text` to its last `max` characters behind an ellipsis (paths differ at their ends). */
@@ -121,7 +122,8 @@ function legend(items: [string, string][], x0: number, y: number): string {
   }).join("");
 }
 
-function svgOpen(width: number, height: number, title: string, cls: string): string {
+/** The opening tag of a chart's SVG, with its accessible title. */
+export function svgOpen(width: number, height: number, title: string, cls: string): string {
   return `<svg class="${cls}" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ` +
     `xmlns="http://www.w3.org/2000/svg" font-size="${FONT}"><title>${esc(title)}</title>`;
 }

@@ -1,11 +1,14 @@
 /**
  * What `claudius report` draws, collected from the files: the trajectories found under each path
- * the user gave (one set per path), each reduced to its report record in worker threads.
+ * the user gave (one set per path, its trials its `trial-<k>` directories), each reduced to its report
+ * record in worker threads, and each set's success rate over its trials (verdicts from each trial's
+ * `results.json`, else submitted).
  *
  * @module
  */
 import type { ClassifyOptions } from "../trajectories/action_types.ts";
-import { findTrajectories } from "../trajectories/find_trajectories.ts";
+import { countSet, findTrials, trialVerdicts } from "../trajectories/trial_sets.ts";
+import { type SetStats, setStats, type TrialOutcome } from "../trajectories/set_stats.ts";
 import {
   mapTrajectoriesParallel,
   type ParallelOptions,
@@ -29,6 +32,10 @@ export interface ReportSet {
   /** Trajectories another one of the set resumed, left out (their resume's figures include theirs). */
   superseded?: number;
   failures: ReadFailure[];
+  /** Its success rate and pass@k / pass^k over its trials (see `set_stats.ts`); absent with no trajectory. */
+  stats?: SetStats;
+  /** Its trials' outcomes, for the differences between sets. */
+  outcomes?: TrialOutcome[];
 }
 
 /** Everything the report shows. */
@@ -56,7 +63,8 @@ export async function collectReport(
   options: ClassifyOptions = {},
   parallel: ParallelOptions = {},
 ): Promise<ReportData> {
-  const files = await Promise.all(paths.map((p) => findTrajectories([p])));
+  const trials = await Promise.all(paths.map(findTrials));
+  const files = trials.map((list) => list.flatMap((t) => t.files));
   const { results, failures } = await mapTrajectoriesParallel(files.flat(), "report", options, parallel);
   const setOf = new Map(files.flatMap((list, set) => list.map((path) => [path, set] as const)));
   const sets: ReportSet[] = paths.map((name) => ({
@@ -78,6 +86,13 @@ export async function collectReport(
     set.superseded = later.size;
   }
   for (const f of failures) sets[setOf.get(f.path) ?? 0]!.failures.push(f);
+  for (const [k, set] of sets.entries()) {
+    if (!set.trajectories.length) continue;
+    const mine = trials[k] ?? [];
+    const counted = countSet(mine, set.trajectories, await Promise.all(mine.map((t) => trialVerdicts(t))));
+    set.stats = setStats(counted.outcomes, counted.metric, counted.trials);
+    set.outcomes = counted.outcomes;
+  }
   labelSets(sets);
   return { sets };
 }

@@ -22,6 +22,7 @@ import {
   strip,
 } from "./_svg.ts";
 import type { ReportData, ReportSet } from "./collect_report.ts";
+import { rateSection } from "./_rate_charts.ts";
 import { median } from "../../lib/median.ts";
 import { type ReportTrajectory, SHAPE_CODES } from "./report_trajectory.ts";
 
@@ -128,6 +129,7 @@ async function contentPolicy(): Promise<string> {
 /** The charts and the table of trajectories, each under its heading. */
 function charts(sets: readonly ReportSet[], several: boolean): string[] {
   return [
+    ...rateSection(sets),
     `<h2 id="exit-statuses">Exit statuses</h2>`,
     exitStatusChart(sets),
     `<h2 id="action-types">Action types</h2>`,

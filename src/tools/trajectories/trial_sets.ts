@@ -164,3 +164,23 @@ export function countSet<R extends CountedRow>(
   });
   return { metric, trials: trials.length, placed, outcomes, duplicates: [...duplicates], unmatched };
 }
+
+/**
+ * Short names for sets given as paths, for a line a reader pastes: the last path component where they all
+ * differ (`runs/base/out` and `runs/gate/out` give `base` and `gate`); undefined when no component does.
+ *
+ * @example
+ * ```ts
+ * import { setNames } from "./trial_sets.ts";
+ * setNames(["abl/control", "abl/daemon/"]); // ["control", "daemon"]
+ * ```
+ */
+export function setNames(paths: readonly string[]): string[] | undefined {
+  const parts = paths.map((p) => p.replace(/\/+$/, "").replace(/(\.traj)?\.json$/, "").split("/"));
+  const depth = Math.min(...parts.map((p) => p.length));
+  for (let k = 1; k <= depth; k++) {
+    const names = parts.map((p) => p[p.length - k] ?? "");
+    if (names.every((n) => n !== "") && new Set(names).size === names.length) return names;
+  }
+  return undefined;
+}

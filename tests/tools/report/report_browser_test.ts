@@ -99,12 +99,14 @@ Deno.test({
         await browser.load(url);
         const ev = <T>(e: string) => browser.evaluate<T>(e);
         assertEquals(await ev("document.body.dataset.ready"), "1", "the page's script ran to its end");
-        assertEquals(await ev("document.querySelectorAll('svg.chart').length"), 5);
+        // The success rates, then the five charts of the runs (no pass@k curves: one trial per instance).
+        assertEquals(await ev("document.querySelectorAll('svg.chart').length"), 6);
+        assertEquals(await ev("document.querySelectorAll('svg.chart.curves').length"), 0);
         assertEquals(await ev("document.querySelectorAll('svg.strip').length"), 6);
         assert(
           await ev(`[...document.querySelectorAll('svg.chart')].every((s) => {
             const b = s.getBoundingClientRect();
-            return b.width > 300 && b.height > 40 && s.querySelectorAll('rect').length > 0;
+            return b.width > 300 && b.height > 40 && s.querySelectorAll('rect, circle').length > 0;
           })`),
           "every chart laid out with bars in it",
         );
@@ -172,6 +174,141 @@ Deno.test({
         assertEquals(browser.events.errors, [], "no console errors, exceptions or CSP violations");
         assertEquals(browser.events.dialogs, []);
         assertEquals(browser.events.requests, [url], "the page requested nothing but itself");
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+/** Write a script per arm, instance and trial: it submits when `wins` says so, else never does. */
+async function trialScripts(dir: string, wins: Record<string, string[]>): Promise<void> {
+  for (const [arm, rows] of Object.entries(wins)) {
+    await Deno.mkdir(`${dir}/${arm}`, { recursive: true });
+    for (const [i, row] of rows.entries()) {
+      for (const [t, mark] of [...row].entries()) {
+        const replies = mark === "1" ? [submit(`p${i}`)] : [step("true"), step("true")];
+        await Deno.writeTextFile(`${dir}/${arm}/i${i}.${t + 1}.json`, JSON.stringify(replies));
+      }
+    }
+  }
+}
+
+Deno.test({
+  name:
+    "claudius report over an ablation with --trials: each rate as an error bar at compare's figures, pass@k and pass^k curves, in Chromium",
+  ignore: !chromium && !inCI,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    if (!chromium) throw new Error("Cannot run the browser test: no chromium and CI is set");
+    const dir = await Deno.makeTempDir({ prefix: "claudius-report-trials-" });
+    try {
+      // Per instance, its three trials: 1 submits, 0 ends at the step limit.
+      await trialScripts(`${dir}/scripts`, {
+        base: ["100", "000", "110", "010"],
+        rich: ["111", "101", "110", "111"],
+      });
+      const ids = [0, 1, 2, 3].map((i) => `i${i}`);
+      await Deno.writeTextFile(
+        `${dir}/instances.jsonl`,
+        ids.map((id) => JSON.stringify({ instance_id: id, problem_statement: `Task ${id}` })).join("\n") +
+          "\n",
+      );
+      const script = (arm: string) =>
+        `${arm}=model.script=${dir}/scripts/${arm}/{{instance_id}}.{{trial}}.json`;
+      await claudius(
+        [
+          "batch",
+          `${dir}/instances.jsonl`,
+          "-o",
+          `${dir}/abl`,
+          "--trials",
+          "3",
+          "-w",
+          "2",
+          "-c",
+          "model.model_class=scripted",
+          "-c",
+          "agent.step_limit=1",
+          "--arm",
+          script("base"),
+          "--arm",
+          script("rich"),
+        ],
+        dir,
+      );
+      // An evaluator's verdicts for every trial: i3 of trial 1 did not pass its tests in either arm.
+      for (const arm of ["base", "rich"]) {
+        for (const k of [1, 2, 3]) {
+          const preds = JSON.parse(await Deno.readTextFile(`${dir}/abl/${arm}/trial-${k}/preds.json`));
+          const verdicts = Object.fromEntries(
+            ids.map((id) => [id, preds[id]?.model_patch !== "" && !(k === 1 && id === "i3")]),
+          );
+          await Deno.writeTextFile(`${dir}/abl/${arm}/trial-${k}/results.json`, JSON.stringify(verdicts));
+        }
+      }
+      const page = `${dir}/report.html`;
+      await claudius(["report", `${dir}/abl/base`, `${dir}/abl/rich`, "-o", page], dir);
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", MAIN, "compare", `${dir}/abl/base`, `${dir}/abl/rich`, "--json"],
+        stdin: "null",
+      }).output();
+      const { stats } = JSON.parse(new TextDecoder().decode(out.stdout));
+      assertEquals([stats.A.metric, stats.A.trials, stats.B.instances], ["resolved", 3, 4]);
+      // By the verdicts: base i0 1/3, i1 0/3, i2 2/3, i3 1/3; rich i0 3/3, i1 and i2 2/3, i3 2/3 (trial 1 failed
+      // its tests though it submitted).
+      assertEquals(stats.A.mean, (1 / 3 + 0 + 2 / 3 + 1 / 3) / 4);
+      assertEquals(stats.B.mean, (1 + 2 / 3 + 2 / 3 + 2 / 3) / 4);
+
+      const browser = await launchChromium(chromium);
+      try {
+        await browser.load(`file://${page}`);
+        const ev = <T>(e: string) => browser.evaluate<T>(e);
+        const rates = await ev<{ mean: number; lo: number; hi: number; bar: number }[]>(
+          `[...document.querySelectorAll('svg.chart.rates g.rate')].map((g) => ({
+            mean: Number(g.dataset.mean), lo: Number(g.dataset.lo), hi: Number(g.dataset.hi),
+            bar: g.querySelector('line').getBoundingClientRect().width }))`,
+        );
+        assertEquals(
+          rates.map((r) => [r.mean, r.lo, r.hi]),
+          [stats.A, stats.B].map((s) => [s.mean, ...s.ci95]),
+        );
+        assert(rates.every((r) => r.bar > 20), `error bars drawn: ${JSON.stringify(rates)}`);
+        // The difference, as compare words it, under the bars.
+        const line = await ev<string>("document.querySelector('ul.differences li').textContent");
+        assertMatch(line, /= \+0\.\d\d \[.*\], p = [\d.]+ \(resolved, paired t, 4 instances x 3 trials\)/);
+        assertEquals(line.replace(/^.* = /, ""), stats.line.replace(/^.* = /, ""));
+        // pass@k and pass^k: a curve of each per set, a point per k, pass@k rising and pass^k falling.
+        const curves = await ev<{ kind: string; y: number[] }[]>(
+          `[...document.querySelectorAll('svg.chart.curves g.curve')].map((g) => ({ kind: g.dataset.kind,
+            y: [...g.querySelectorAll('circle, rect')].map((p) => p.getBoundingClientRect().top) }))`,
+        );
+        assertEquals(curves.map((c) => [c.kind, c.y.length]), [
+          ["pass@k", 3],
+          ["pass^k", 3],
+          ["pass@k", 3],
+          ["pass^k", 3],
+        ]);
+        for (const c of curves) {
+          const [a, b, z] = c.y as [number, number, number];
+          if (c.kind === "pass@k") assert(a >= b && b >= z, `pass@k rises (screen y falls): ${c.y}`);
+          else assert(a <= b && b <= z, `pass^k falls: ${c.y}`);
+        }
+        assertEquals(browser.events.errors, [], "no console errors, exceptions or CSP violations");
+        assertEquals(browser.events.requests, [`file://${page}`], "the page requested nothing but itself");
+        const box = await ev<{ y: number; h: number }>(`(() => {
+          const a = document.getElementById('success').getBoundingClientRect();
+          const z = document.getElementById('exit-statuses').getBoundingClientRect();
+          return { y: a.top + window.scrollY - 8, h: z.top - a.top };
+        })()`);
+        const png = await browser.screenshot({ x: 0, y: box.y, width: 1000, height: box.h });
+        const [w, h] = pngSize(png);
+        assert(w === 1000 && h > 500, `screenshot ${w}x${h}`);
+        const keep = Deno.env.get("CLAUDIUS_SCREENSHOT_DIR");
+        if (keep) await Deno.writeFile(`${keep}/report-trials.png`, png);
       } finally {
         await browser.close();
       }
