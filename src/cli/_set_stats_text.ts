@@ -30,11 +30,22 @@ function metricWords(s: SetStats): string {
   return s.metric === "resolved" ? "resolved (evaluator's results)" : "submitted (no evaluator's results)";
 }
 
+/** A set as the block shows it. */
+export interface SetText {
+  label: string;
+  stats: SetStats;
+  /**
+   * Where the set's prompts came from, shown as a row when given: the hook for the trajectories' prompt
+   * provenance (`info.prompts`, issue 25), which no trajectory records yet.
+   */
+  prompts?: string;
+}
+
 /**
  * The per-set table (one column per set), then what was left out of each set and why each empty
  * figure is empty.
  */
-export function setsText(sets: readonly { label: string; stats: SetStats }[]): string {
+export function setsText(sets: readonly SetText[]): string {
   const k = Math.max(...sets.map((s) => s.stats.trials));
   const metrics = new Set(sets.map((s) => s.stats.metric));
   const row = (name: string, cell: (s: SetStats) => string) => [name, ...sets.map((s) => cell(s.stats))];
@@ -50,6 +61,7 @@ export function setsText(sets: readonly { label: string; stats: SetStats }[]): s
       ]
       : []),
     row("excluded", (s) => String(s.excluded.length)),
+    ...(sets.some((s) => s.prompts) ? [["prompts", ...sets.map((s) => s.prompts ?? "-")]] : []),
   ];
   const heading = metrics.size > 1 ? "success as each set counts it" : metricWords(sets[0]!.stats);
   const out = [

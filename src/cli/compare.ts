@@ -143,14 +143,14 @@ export async function main(argv: string[], host: Host): Promise<number> {
       ...(evaluated ? { results } : {}),
     };
   };
-  const c = compareRuns(runSet(sa), runSet(sb));
+  const c = compareRuns(runSet(sa), runSet(sb), several ? "(trial, instance) runs" : "instances");
   const stats = compareStats(
     { label: sa.label, outcomes: sa.counted.outcomes, metric: sa.counted.metric, trials: sa.counted.trials },
     { label: sb.label, outcomes: sb.counted.outcomes, metric: sb.counted.metric, trials: sb.counted.trials },
   );
   if (values.json) io.write(JSON.stringify({ ...c, stats }, null, 2) + "\n");
   else if (values.csv) io.write(csv(c));
-  else io.write(text(c, Boolean(values.all)) + "\n\n" + pairText(stats, sa.label, sb.label) + "\n");
+  else io.write(text(c, Boolean(values.all), several) + "\n\n" + pairText(stats, sa.label, sb.label) + "\n");
   return failed ? 1 : 0;
 }
 
@@ -168,9 +168,14 @@ const rel = (a: number, b: number) => {
   return a ? `${d > 0 ? "+" : d < 0 ? "-" : ""}${Math.abs(d)}%` : "";
 };
 
-function summaryRows(a: SetSummary, b: SetSummary): string[][] {
+function summaryRows(a: SetSummary, b: SetSummary, several: boolean): string[][] {
   const rows: string[][] = [
-    ["instances", String(a.instances), String(b.instances), signed(b.instances - a.instances)],
+    [
+      several ? "runs (trial x instance)" : "instances",
+      String(a.instances),
+      String(b.instances),
+      signed(b.instances - a.instances),
+    ],
     [
       "submitted",
       `${a.submitted}${pct(a.submitted, a.instances)}`,
@@ -230,7 +235,7 @@ const cell = (s: InstanceSide | undefined) =>
     ]
     : ["", "", "", ""];
 
-function text(c: Comparison, all: boolean): string {
+function text(c: Comparison, all: boolean, several: boolean): string {
   const la = c.a.label, lb = c.b.label;
   const out = [
     renderTable(
@@ -238,7 +243,7 @@ function text(c: Comparison, all: boolean): string {
         header: "difference",
         right: true,
       }],
-      summaryRows(c.a, c.b),
+      summaryRows(c.a, c.b, several),
     ),
     "",
     "Differences:",

@@ -167,7 +167,8 @@ function instanceNotes(
 }
 
 /**
- * Compare two sets of runs.
+ * Compare two sets of runs (`unit` names what their rows are in the differences: `instances`, or
+ * `(trial, instance) runs` for sets of trials).
  *
  * @example
  * ```ts ignore
@@ -176,7 +177,7 @@ function instanceNotes(
  * console.log(c.differences.join("\n"));
  * ```
  */
-export function compareRuns(setA: RunSet, setB: RunSet): Comparison {
+export function compareRuns(setA: RunSet, setB: RunSet, unit = "instances"): Comparison {
   const duplicates = new Set<string>();
   const mapA = byInstance(setA.rows, duplicates);
   const mapB = byInstance(setB.rows, duplicates);
@@ -196,10 +197,10 @@ export function compareRuns(setA: RunSet, setB: RunSet): Comparison {
 
   const differences = [
     ...(onlyA.length || onlyB.length
-      ? [`${common} instances in both; ${onlyA.length} only in ${la}, ${onlyB.length} only in ${lb}`]
+      ? [`${common} ${unit} in both; ${onlyA.length} only in ${la}, ${onlyB.length} only in ${lb}`]
       : []),
     ...resolvedDifferences(a, b, instances),
-    ...figureDifferences(a, b, instances, common),
+    ...figureDifferences(a, b, instances, `${common} common ${unit}`),
   ];
   if (!differences.length) {
     differences.push("no difference past the thresholds (steps and cost 10%, shares 5 points)");
@@ -233,7 +234,7 @@ function figureDifferences(
   a: SetSummary,
   b: SetSummary,
   instances: InstanceComparison[],
-  common: number,
+  common: string,
 ): string[] {
   const la = a.label, lb = b.label;
   const out: string[] = [];
@@ -243,7 +244,7 @@ function figureDifferences(
     );
   }
   const changed = instances.filter((i) => i.a && i.b && i.a.exitStatus !== i.b.exitStatus).length;
-  if (changed) out.push(`exit status differs for ${changed} of ${common} common instances`);
+  if (changed) out.push(`exit status differs for ${changed} of ${common}`);
   if (a.meanSteps && b.meanSteps && Math.abs(b.meanSteps - a.meanSteps) / a.meanSteps >= 0.1) {
     out.push(
       `mean steps ${a.meanSteps.toFixed(1)} -> ${b.meanSteps.toFixed(1)} (${
