@@ -173,3 +173,25 @@ Deno.test("claudius stats and compare with nothing to estimate give null and the
   assertMatch(text.stdout, /^note: mean, ci95: no instance has a scored trial$/m);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("claudius stats: --results scores a set of one trial; several PATHs are the trials of one set, named by PATH", async () => {
+  const dir = await Deno.makeTempDir();
+  const c = named("one trial, McNemar");
+  const ra = await writeSet(`${dir}/a`, c.A, "verdicts");
+  const one = JSON.parse((await claudius("stats", `${dir}/a`, "--results", ra, "--json")).stdout).stats;
+  assertFigures(one, { ...c.expected.A, excluded: [] }, "stats --results");
+  assertEquals([one.metric, one.ci95_method], ["resolved", "wilson"]);
+  const t = named("three trials by ten instances");
+  await writeSet(`${dir}/t`, t.A, "submitted");
+  const paths = [1, 2, 3].map((k) => `${dir}/t/trial-${k}`);
+  const r = await claudius("stats", ...paths, "--json");
+  assertEquals(r.code, 0, r.stderr);
+  const { stats } = JSON.parse(r.stdout);
+  const { excluded, ...expected } = t.expected.A;
+  assertFigures(stats, expected, "three PATHs as three trials");
+  assertEquals(
+    [...stats.excluded].sort(),
+    (excluded as string[]).map((e) => `${dir}/t/${e}`).sort(),
+  );
+  await Deno.remove(dir, { recursive: true });
+});

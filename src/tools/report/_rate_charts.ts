@@ -177,6 +177,12 @@ export function rateSection(sets: readonly ReportSet[]): string[] {
     `with its 95 % interval (Wilson for one trial per instance, else 1.96 standard errors clustered by ` +
     `instance). Runs that ended on the infrastructure count in no rate. Formulas: docs/statistics.md.</p>`,
     rateChart(series),
+    ...sets.filter((s) => s.duplicates).map((s) =>
+      `<p class="note">${
+        esc(s.name)
+      }: ${s.duplicates} instances appear more than once in one trial and only ` +
+      `the first counts: give each arm (or batch) as a PATH of its own.</p>`
+    ),
   ];
   // In a line to paste, sets told apart by their paths go by the part of the path that tells them apart.
   const short = sets.every((s) => s.label === s.name) ? setNames(sets.map((s) => s.name)) : undefined;

@@ -36,6 +36,8 @@ export interface ReportSet {
   stats?: SetStats;
   /** Its trials' outcomes, for the differences between sets. */
   outcomes?: TrialOutcome[];
+  /** (trial, instance) pairs found more than once (the rate counts the first): a PATH holding several sets. */
+  duplicates?: number;
 }
 
 /** Everything the report shows. */
@@ -92,6 +94,8 @@ export async function collectReport(
     const counted = countSet(mine, set.trajectories, await Promise.all(mine.map((t) => trialVerdicts(t))));
     set.stats = setStats(counted.outcomes, counted.metric, counted.trials);
     set.outcomes = counted.outcomes;
+    for (const p of counted.placed) if (p.trial) p.row.trial = p.trial;
+    if (counted.duplicates.length) set.duplicates = counted.duplicates.length;
   }
   labelSets(sets);
   return { sets };

@@ -291,12 +291,13 @@ function trajectoryTable(sets: readonly ReportSet[], several: boolean): string {
   ).join("");
   const rows = all.map((t, i) => {
     const { label: set, name: where } = sets[t.set]!;
-    const text = `${t.instanceId} ${statusLabel(t.exitStatus)} ${several ? `${set} ${where}` : ""} ${t.path}`
+    const id = t.trial ? `${t.trial}/${t.instanceId}` : t.instanceId;
+    const text = `${id} ${statusLabel(t.exitStatus)} ${several ? `${set} ${where}` : ""} ${t.path}`
       .toLowerCase();
     const num = (v: number, shown: string) => `<td class="n" data-v="${v}">${shown}</td>`;
     return `<tr data-i="${i}" data-text="${esc(text)}">` + num(i + 1, String(i + 1)) +
       (several ? `<td class="set" title="${esc(where)}">${esc(clip(set, 26))}</td>` : "") +
-      `<td class="id" title="${esc(t.path)}">${esc(t.instanceId)}${
+      `<td class="id" title="${esc(t.path)}">${esc(id)}${
         t.repaired ? ' <span class="badge">(repaired)</span>' : ""
       }</td>` +
       `<td class="status status-${esc(t.exitStatus.replace(/[^\w-]/g, "_"))}" title="${

@@ -69,6 +69,8 @@ export interface ReportTrajectory {
   resumedFrom?: string;
   /** Why the run counts in no rate (an infrastructure ending, see `excludedRun`); absent when it counts. */
   excluded?: string;
+  /** Its trial in a set of several (`trial-2`), set when the set is collected. */
+  trial?: string;
 }
 
 /**

@@ -297,6 +297,12 @@ Deno.test({
           if (c.kind === "pass@k") assert(a >= b && b >= z, `pass@k rises (screen y falls): ${c.y}`);
           else assert(a <= b && b <= z, `pass^k falls: ${c.y}`);
         }
+        // The table names each run by its trial.
+        const cells = await ev<string[]>(
+          `[...document.querySelectorAll('#trajectories tbody td.id')].map((c) => c.textContent)`,
+        );
+        assertEquals(cells.length, 24);
+        assert(cells.includes("trial-3/i2"), cells.join());
         assertEquals(browser.events.errors, [], "no console errors, exceptions or CSP violations");
         assertEquals(browser.events.requests, [`file://${page}`], "the page requested nothing but itself");
         const box = await ev<{ y: number; h: number }>(`(() => {
