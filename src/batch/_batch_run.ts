@@ -8,6 +8,7 @@
 import { type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import { GlobalLimits } from "../core/global_limits.ts";
 import { redactText } from "../core/redact.ts";
+import { episodeSecrets, SecretRedactor } from "../core/secret_redactor.ts";
 import type { Environment, Message } from "../core/types.ts";
 import { asError, errorMessage } from "../lib/errors.ts";
 import { escapeControls } from "../lib/safe_text.ts";
@@ -69,6 +70,8 @@ export class BatchRun {
   )
     .join("");
   readonly #queue: WorkQueue<Work>;
+  /** A line as the batch may print it: the keys, in any of their forms, redacted. */
+  readonly #shown: (text: string) => string;
   #counter = 0;
 
   constructor(plan: BatchPlan, outputs: Output[]) {
@@ -82,8 +85,14 @@ export class BatchRun {
           .map((output) => ({ inst, output, looks: 0 }))
       )
     );
+    // What the batch prints (stdout, a Slurm log) never holds a key: a failing startup command's output
+    // is quoted in its instance's line.
+    const keys = new SecretRedactor(
+      outputs.flatMap((o) => episodeSecrets(deps.hostEnv, o.config.model).outputSecrets),
+    );
+    this.#shown = (text) => redactText(keys.text(text));
     this.#progress = new BatchProgress(todo.length, {
-      write: deps.write,
+      write: (text) => deps.write(this.#shown(text)),
       live: deps.live,
       ...(deps.rows ? { rows: deps.rows } : {}),
       now: plan.now,
@@ -174,7 +183,7 @@ export class BatchRun {
         again = await this.#claimAndRun(work, host);
       } catch (e) {
         const arm = this.#where(work.output, "") && ` (${this.#where(work.output, "")})`;
-        const why = redactText(errorMessage(e));
+        const why = this.#shown(errorMessage(e));
         deps.log(escapeControls(`error: instance ${work.inst.instance_id}${arm}: ${why}`));
       } finally {
         if (again === undefined) this.#queue.done();

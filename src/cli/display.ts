@@ -99,6 +99,7 @@ export class VerboseDisplay {
 
   /** A piece of the reply being streamed (`start`: a new attempt of the call). */
   stream(event: StreamEvent): void {
+    if (event.type === "end") return;
     if (event.type === "start") {
       const again = this.#streamed !== undefined;
       this.#write(

@@ -242,7 +242,9 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const limits = episode.limits ?? GlobalLimits.fromEnv(deps.hostEnv);
   const announced = episode.limits ? undefined : limits.announcement();
   if (announced) deps.log(announced);
-  const modelDeps = { ...deps, limits, ...(plug.onStream ? { onStream: plug.onStream } : {}) };
+  // A streamed reply is shown as it arrives, with the key redacted even when it comes in pieces.
+  const onStream = plug.onStream && redactor.sink(plug.onStream);
+  const modelDeps = { ...deps, limits, ...(onStream ? { onStream } : {}) };
   const classes = deps.classes ?? CLASSES;
   const model = await makeModel(
     config.model,

@@ -4,11 +4,13 @@
  * ATIF, `-v`), the patch. Not only the value as it is, but the forms a command or a model turns it
  * into without trying hard: reversed (`rev`), base64 of the value or of any text holding it (`base64`,
  * any offset, wrapped lines, the URL-safe alphabet), hex (`xxd -p`, either case, wrapped),
- * percent-encoded (`encodeURIComponent`, or every byte), JSON-escaped. One regular expression holds
- * every form of every value, so a text is scanned once (about 2 ns a character).
+ * percent-encoded (`encodeURIComponent`, or every byte), JSON-escaped; each in any case (`tr a-z A-Z`)
+ * and cut over lines anywhere (`fold`, a heredoc the model typed, `\n` in JSON text). One regular
+ * expression holds every form of every value, so a text is scanned once (about 2 ns a character).
  *
  * Not covered (a determined command can always hide a value): other encodings and ciphers (rot13,
- * base32, gzip | base64, base85 in git's binary patches), the value cut in pieces or spaced out.
+ * base32, gzip | base64, base85 in git's binary patches), the value cut by other characters than
+ * line breaks, or spaced out.
  *
  * @example
  * ```ts
@@ -20,6 +22,7 @@
  * @module
  */
 import { configSecrets, OUTPUT_SECRET_MIN_LENGTH, REDACTED, secretValues } from "./redact.ts";
+import type { StreamSink } from "./types.ts";
 
 const encoder = new TextEncoder();
 
@@ -57,8 +60,11 @@ function forms(value: string, literal: (s: string) => string): string[] {
   const bytes = encoder.encode(value);
   const out = new Set<string>();
   const add = (s: string) => out.add(escapeRe(literal(s)));
-  add(value);
-  add([...value].reverse().join(""));
+  // The value and its reverse, cut over lines anywhere (one character of a UTF-8 sequence at a time
+  // in a byte stream: a break falls between characters, never inside one).
+  const lines = (s: string) => [...s].map((c) => escapeRe(literal(c))).join(WRAP);
+  out.add(lines(value));
+  out.add(lines([...value].reverse().join("")));
   const json = JSON.stringify(value).slice(1, -1);
   if (json !== value) add(json);
   const uri = encodeURIComponent(value);
@@ -85,7 +91,8 @@ function shortestBase64(n: number): number {
 /** One regex matching every form of every value (longest first), or undefined for no value. */
 function buildRegex(values: readonly string[], literal: (s: string) => string): RegExp | undefined {
   const sources = [...new Set(values.flatMap((v) => forms(v, literal)))].sort((a, b) => b.length - a.length);
-  return sources.length ? new RegExp(sources.join("|"), "g") : undefined;
+  // Any case: a key typed or printed upper-cased (`tr a-z A-Z`) is the key still.
+  return sources.length ? new RegExp(sources.join("|"), "gi") : undefined;
 }
 
 /** Replaces known credential values, in every form listed in the module doc, by `[REDACTED]`. */
@@ -192,6 +199,43 @@ export class SecretRedactor {
         if (found) onFound?.(found);
       },
     });
+  }
+
+  /**
+   * `target` given the text of a streamed reply with every form of every value replaced, also one
+   * that arrives cut over several pieces: the last stretch one match could take is held back until
+   * more text comes or the attempt ends (its `end`, or the next `start`).
+   */
+  sink(target: StreamSink): StreamSink {
+    if (this.#text === undefined) return target;
+    const re = this.#text;
+    const hold = this.#maxMatch;
+    let carry = "";
+    const flush = (final: boolean) => {
+      // Matches that start before the held stretch are taken whole; the rest waits.
+      const safe = final ? carry.length : Math.max(0, carry.length - hold);
+      let out = "";
+      let at = 0;
+      re.lastIndex = 0;
+      for (const m of carry.matchAll(re)) {
+        if (m.index >= safe) break;
+        out += carry.slice(at, m.index) + REDACTED;
+        at = m.index + m[0].length;
+      }
+      const cut = Math.max(at, safe);
+      out += carry.slice(at, cut);
+      carry = carry.slice(cut);
+      if (out !== "") target({ type: "text", text: out });
+    };
+    return (event) => {
+      if (event.type === "text") {
+        carry += event.text;
+        flush(false);
+        return;
+      }
+      flush(true);
+      target(event);
+    };
   }
 
   /**

@@ -269,8 +269,11 @@ export interface LoopDeps<A, C> {
   initial?: LoopState;
 }
 
-/** What a streamed reply shows while it arrives: each attempt starts, then its text in pieces. */
-export type StreamEvent = { type: "start" } | { type: "text"; text: string };
+/**
+ * What a streamed reply shows while it arrives: each attempt starts, then its text in pieces, then
+ * ends (whether it came whole or was cut).
+ */
+export type StreamEvent = { type: "start" } | { type: "text"; text: string } | { type: "end" };
 
 /** Receives {@link StreamEvent}s (the interactive screen). */
 export type StreamSink = (event: StreamEvent) => void;

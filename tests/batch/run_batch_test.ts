@@ -167,6 +167,22 @@ Deno.test("runBatch() leaves an instance whose startup command failed unfinished
   assertEquals(Object.keys(JSON.parse(await Deno.readTextFile(again.predsPath))).sort(), ["bad", "good"]);
 });
 
+Deno.test("runBatch() keeps the API key out of its progress lines: a failing startup command printed it", async () => {
+  const key = "sk-batch-secret-0123456789abcdef";
+  const fx = await writeBatch([{ id: "leaky", replies: [submit("L")] }]);
+  const startup =
+    'run.env_startup_command=echo "$OPENAI_API_KEY" | tr a-z A-Z; env | grep OPENAI_API_KEY; exit 3';
+  const lines: string[] = [];
+  const s = await runBatch(options(fx.instances, fx.out, await config([...fx.specs, startup])), {
+    ...deps(lines),
+    hostEnv: { ...Deno.env.toObject(), OPENAI_API_KEY: key },
+  });
+  assertEquals(s.byStatus, { RuntimeError: ["leaky"] });
+  const shown = lines.join("");
+  assertMatch(shown, /leaky.*RuntimeError.*\[REDACTED\]/);
+  assert(!shown.includes(key) && !shown.includes(key.toUpperCase()), shown);
+});
+
 Deno.test("runBatch() counts an environment that never started as unfinished (engine unreachable)", async () => {
   const fx = await writeBatch([{ id: "a", replies: [submit("x")] }]);
   const cfg = await config([

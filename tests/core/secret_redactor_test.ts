@@ -23,8 +23,8 @@ function leaks(text: string): string[] {
     .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
   const bytes = new TextEncoder().encode(KEY);
   const found: string[] = [];
-  if (joined.includes(KEY)) found.push("literal");
-  if (joined.includes([...KEY].reverse().join(""))) found.push("reversed");
+  if (joined.toLowerCase().includes(KEY.toLowerCase())) found.push("literal");
+  if (joined.toLowerCase().includes([...KEY].reverse().join("").toLowerCase())) found.push("reversed");
   for (let skip = 0; skip < 3; skip++) {
     const part = bytes.subarray(skip, skip + Math.floor((bytes.length - skip) / 3) * 3);
     const b64 = btoa(String.fromCharCode(...part));
@@ -66,6 +66,30 @@ Deno.test("SecretRedactor.text() finds the key as commands print it: reversed, b
   // In JSON text (the tool call's arguments), line breaks are `\n`.
   const args = JSON.stringify({ command: `echo ${KEY}; echo '${sh("printf %s $K$K$K | base64")}'` });
   assertEquals(leaks(redactor.text(args)), []);
+});
+
+Deno.test("SecretRedactor.text() finds the key in another case and cut over lines, as a model types it", () => {
+  const cases: Record<string, [command: string, places: number]> = {
+    "upper case": ["echo $K | tr a-z A-Z", 1],
+    "lower case": ["echo $K | tr A-Z a-z", 1],
+    "reversed, upper case": ["echo $K | rev | tr a-z A-Z", 1],
+    "fold -w 10": ["echo $K | fold -w 10", 1],
+    "CRLF lines": ["echo $K | fold -w 7 | sed 's/$/\r/'", 1],
+  };
+  for (const [name, [command, places]] of Object.entries(cases)) {
+    const out = sh(command);
+    assert(leaks(out).length > 0, `${name}: the oracle sees no key in ${out}`);
+    const shown = redactor.text(out);
+    assertEquals(leaks(shown), [], `${name}: ${shown}`);
+    assertEquals(shown.split(REDACTED).length - 1, places, `${name}: ${shown}`);
+  }
+  // Typed into a tool call's arguments (JSON text): a line break there is `\n`.
+  const typed = JSON.stringify({
+    command: `cat <<EOF\n${KEY.slice(0, 12)}\n${KEY.slice(12).toUpperCase()}\nEOF`,
+  });
+  assertEquals(leaks(redactor.text(typed)), [], redactor.text(typed));
+  // Words that merely share letters with it are left alone.
+  assertEquals(redactor.text("SK-PROJ is a prefix; zx9 qrt4"), "SK-PROJ is a prefix; zx9 qrt4");
 });
 
 Deno.test("SecretRedactor.text() leaves other text alone, as the same string, at ~2 ns a character", () => {
@@ -173,6 +197,30 @@ Deno.test("claudius saves and shows no key the model typed (trajectory, ATIF, -v
     const outputs = sent.messages.filter((m) => m.role === "tool").map((m) => String(m.content)).join("\n");
     assertEquals(leaks(outputs), []);
     assert(outputs.includes(REDACTED));
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("claudius -v streaming a reply shows no key, also one that arrives cut over the stream's pieces", async () => {
+  // The fake server streams content 8 characters at a time: the key spans four pieces.
+  const server = await startFakeServer([{
+    content: `Here: ${KEY} and ${KEY.toUpperCase()}, done.`,
+    commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"],
+  }], { streamDelayMs: 5 });
+  const dir = await Deno.makeTempDir({ prefix: "claudius-redactor-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname]
+        .concat(["-t", "t", "-m", "m", "--base-url", server.url, "-c", "model.stream=true", "-v"])
+        .concat(["-c", "model.cost_tracking=ignore_errors", "-o", `${dir}/t.traj.json`, "--cwd", dir]),
+      env: { OPENAI_API_KEY: KEY, NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assertEquals(out.code, 0, stderr);
+    assertEquals(leaks(stderr), [], stderr);
+    assert(stderr.includes(`Here: ${REDACTED} and ${REDACTED}, done.`), stderr);
   } finally {
     await server.close();
   }

@@ -176,10 +176,16 @@ export class Transport {
       status = response.status;
       const headers = response.headers;
       const received = cappedBody(decodedBody(response, url), response, url);
-      const text =
-        this.#o.stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream")
-          ? await (this.#o.stream.read ?? await chatCompletionReader())(received, this.#o.stream.sink)
-          : await new Response(received).text();
+      const stream = this.#o.stream;
+      const streamed = stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream");
+      let text: string | Json;
+      if (stream && streamed) {
+        try {
+          text = await (stream.read ?? await chatCompletionReader())(received, stream.sink);
+        } finally {
+          stream.sink?.({ type: "end" });
+        }
+      } else text = await new Response(received).text();
       return { status, headers, text };
     } catch (error) {
       throw this.#fetchError(error, status, signal, controller.signal.aborted);

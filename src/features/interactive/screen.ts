@@ -154,7 +154,7 @@ export class Screen {
       );
       this.#streamed = true;
       this.#streamEndsLine = true;
-    } else if (event.text) {
+    } else if (event.type === "text" && event.text) {
       this.#write(escapeControls(event.text));
       this.#streamEndsLine = event.text.endsWith("\n");
     }
