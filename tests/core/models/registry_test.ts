@@ -9,6 +9,7 @@ const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
 const SUBMIT = { commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"], usage: { prompt_tokens: 1000 } };
 
 async function run(dir: string, args: string[], env: Record<string, string> = {}) {
+  await Deno.mkdir(`${dir}/ws`, { recursive: true });
   const server = await startFakeServer([SUBMIT], { model: "custom-model" });
   try {
     const out = await new Deno.Command(Deno.execPath(), {
