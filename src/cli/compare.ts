@@ -37,10 +37,10 @@ export const COMPARE_FLAGS = {
     multiple: true,
     value: "FILE",
     complete: "file",
-    doc: "an evaluator's results, once per set in order (A, then B; '-' for none): a SWE-bench run " +
-      "report, {id: bool | score | {resolved}}, a list of resolved ids, JSONL {instance_id, resolved}, " +
-      "ProgramBench *.eval.json (a file or a directory) or score.json. Without it, ProgramBench " +
-      "*.eval.json files inside a run directory are read.",
+    doc: "an evaluator's results, once per set in order (A, then B; '-' for none), for a set of one " +
+      "trial: a SWE-bench run report, {id: bool | score | {resolved}}, a list of resolved ids, JSONL " +
+      "{instance_id, resolved}, ProgramBench *.eval.json (a file or a directory) or score.json. Without it, " +
+      "each trial's results.json, else ProgramBench *.eval.json files inside it, are read",
   }),
   all: flag({ type: "boolean", doc: "list every instance, not only those that differ" }),
   json: flag({ type: "boolean", doc: "the whole comparison as JSON" }),
@@ -60,8 +60,11 @@ export const SPEC: CommandSpec<typeof COMPARE_FLAGS> = {
   ],
   description: "Matched by instance id: instances, submitted and (with an evaluator's results) resolved " +
     "counts, exit statuses, steps, cost, format errors, timeouts and action-type shares, then the " +
-    "differences in words and a table of the instances that differ. A and B are run directories (a " +
-    "batch's output, runs/) or trajectory files.",
+    "differences in words and a table of the instances that differ; then each set's success rate with " +
+    "its 95 % interval (and pass@k, pass^k and the flip rate over trials) and the paired difference with " +
+    "its test, p-value and the smallest difference the instances detect, in one line to paste " +
+    "(docs/statistics.md). A and B are run directories (a batch's output, runs/), trajectory files, or " +
+    "directories of trials (trial-<k>/, as batch --trials writes them) or one of those trials.",
   flags: COMPARE_FLAGS,
   positionals: { min: 2, max: 2, name: "two run sets A and B" },
 };

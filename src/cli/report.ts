@@ -38,7 +38,9 @@ export const SPEC: CommandSpec<typeof REPORT_FLAGS> = {
   ],
   description: "One self-contained HTML page about the trajectories under each PATH (a trajectory file, " +
     "or a directory searched for *.traj.json and runs/*.json); several PATHs are several sets of runs, " +
-    "shown side by side. It shows a summary per set, exit statuses, action-type shares and how they " +
+    "shown side by side (a directory of trial-<k>/ directories is a set of trials). It shows a summary " +
+    "per set, each set's success rate with its 95 % interval as an error bar (resolved by each trial's " +
+    "results.json, else submitted) and pass@k and pass^k over trials, exit statuses, action-type shares and how they " +
     "change over a run, steps and cost distributions, and a table of every trajectory (sortable, " +
     "filterable) with its shape. The page loads nothing from the network. Files that cannot be read " +
     "are listed on the page and on stderr, and make the exit code 1.",
