@@ -8,6 +8,9 @@
  * @module
  */
 import type { BatchSummary } from "./types.ts";
+import { EXIT_CODES } from "../core/host.ts";
+import { INFRASTRUCTURE_STATUSES } from "../core/endings.ts";
+import { SIGNAL_STATUSES } from "../core/errors.ts";
 import { escapeControls, escapeLine } from "../lib/safe_text.ts";
 
 /** How the display writes and what it knows about the terminal. */
@@ -45,6 +48,23 @@ function idList(ids: string[]): string {
 }
 
 /**
+ * The one error every instance this invocation ran ended with, if they all ended with the same one: a
+ * harness error (an exception's name: `ConfigError`, `AuthenticationError`, ...) or an infrastructure
+ * ending ({@link INFRASTRUCTURE_STATUSES}: `EnvironmentLost`, `APIConnectionError`, ...), not an
+ * agent's ending (`Submitted`, `LimitsExceeded`, ...), a signal (the batch was stopped) or a lost
+ * claim. Such a batch failed, whatever its instances count as: it exits non-zero (`mini-extra` too,
+ * where upstream's runners exit 0), so that a setup error repeated over every instance never reads as
+ * a batch that is done. The one rule; `claudius batch` and the summary read it here.
+ */
+export function failedAlike(s: BatchSummary): string | undefined {
+  const statuses = Object.keys(s.byStatus);
+  const [only] = statuses;
+  if (statuses.length !== 1 || only === undefined || only === "LeaseLost") return undefined;
+  if (Object.values(SIGNAL_STATUSES).includes(only)) return undefined;
+  return INFRASTRUCTURE_STATUSES.has(only) || !Object.hasOwn(EXIT_CODES, only) ? only : undefined;
+}
+
+/**
  * The summary printed when a batch ends: what ran (throughput), counts by exit status, what is left,
  * where the results are.
  */
@@ -57,6 +77,13 @@ export function summaryLines(s: BatchSummary): string[] {
     ...Object.entries(s.byStatus).sort((a, b) => b[1].length - a[1].length)
       .map(([status, ids]) => `  ${escapeLine(status)}: ${ids.length}`),
   ];
+  const alike = failedAlike(s);
+  if (alike) {
+    lines.push(
+      `every instance run ended with ${escapeLine(alike)}: the batch failed (see the errors above; fix the ` +
+        "cause and rerun)",
+    );
+  }
   if (s.unfinished.length) {
     lines.push(`unfinished (rerun to retry): ${s.unfinished.map(escapeLine).join(", ")}`);
   }

@@ -12,7 +12,7 @@ import { BATCH_SPEC, type BatchFlags, parseBatchArgs } from "./batch_flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { runArms } from "../batch/run_batch.ts";
 import { FILTER_WORKER } from "../batch/select.ts";
-import { summaryLines } from "../batch/progress.ts";
+import { failedAlike, summaryLines } from "../batch/progress.ts";
 import { exportHint, MODES, SWEBENCH_SUBSETS } from "../batch/modes.ts";
 import { onSignals, resolveFlagsConfig } from "./_shared.ts";
 import { episodeFeatures } from "./features.ts";
@@ -31,8 +31,12 @@ export async function main(argv: string[], host: Host): Promise<number> {
   return await batchCommand(flags, host);
 }
 
-/** `claudius batch INSTANCES [options]`: many episodes, resumable; its exit code. */
-export async function batchCommand(flags: BatchFlags, host: Host): Promise<number> {
+/**
+ * `claudius batch INSTANCES [options]`: many episodes, resumable; its exit code. `upstream`: exit 0
+ * though some instances are unfinished, as upstream's runners do (`mini-extra`), but not when every
+ * instance failed alike ({@link failedAlike}).
+ */
+export async function batchCommand(flags: BatchFlags, host: Host, upstream = false): Promise<number> {
   const err = host.err;
   const rules = MODES[flags.mode];
   if (flags.mode === "swebench" && Object.hasOwn(SWEBENCH_SUBSETS, flags.instances)) {
@@ -130,7 +134,8 @@ export async function batchCommand(flags: BatchFlags, host: Host): Promise<numbe
     host.out(lines.join("\n") + "\n");
     const summaries = done.arms.map((a) => a.summary);
     if (summaries.some((s) => s.interrupted)) return EXIT_CODES[signalStatus || "Interrupted"]!;
-    return summaries.some((s) => s.unfinished.length || s.notStarted.length) ? 1 : 0;
+    if (summaries.some((s) => failedAlike(s) !== undefined)) return 1;
+    return !upstream && summaries.some((s) => s.unfinished.length || s.notStarted.length) ? 1 : 0;
   } finally {
     removeSignals();
   }

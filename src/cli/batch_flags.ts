@@ -137,7 +137,8 @@ export const BATCH_SPEC: CommandSpec<typeof BATCH_FLAGS> = {
   positionals: { min: 1, max: 1, name: "INSTANCES (a file or directory)" },
   sections: [[
     "Exit codes",
-    "0 every selected instance finished (or runs in another process), 1 some did not (rerun to retry), 2 " +
+    "0 every selected instance finished (or runs in another process), 1 some did not (rerun to retry) or " +
+    "every instance run ended with one error, 2 " +
     "usage or config error, 129 / 130 / 131 / 143 stopped by SIGHUP / SIGINT / SIGQUIT / SIGTERM (a " +
     "second signal stops at once).",
   ]],

@@ -181,9 +181,9 @@ async function batch(
     ...(values.filter ? { filter: values.filter } : {}),
     ...(values.shuffle ? { shuffleSeed: 42 } : {}),
   };
-  const code = await batchCommand(flags, host);
-  // Upstream's runners record each instance's failure and exit 0; a signal still stops with 128+N.
-  return code === 1 ? 0 : code;
+  // Upstream's runners record each instance's failure and exit 0 (but when all failed alike); a
+  // signal still stops with 128+N.
+  return await batchCommand(flags, host, true);
 }
 
 /** `mini-extra swebench [options]`. */

@@ -15,6 +15,8 @@ import { VerboseDisplay } from "./display.ts";
 import { Progress } from "./progress.ts";
 import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
 import { shownPath } from "../lib/safe_text.ts";
+import { DEFAULT_MODEL_CLASS, MODEL_CLASSES } from "../core/models/classes.ts";
+import { PROVIDERS } from "../core/models/providers.ts";
 
 /**
  * Where an environment runs commands, in words: `workspace/x (local)`, `/testbed in a docker container
@@ -41,6 +43,23 @@ export interface RunDisplay {
   environment(env: Environment): void;
   /** The end of the run: `status` is its exit status (the error's name when it failed). */
   summary(status: string, note: string, outputPath: string): Promise<void>;
+}
+
+/**
+ * A note for a run that may spend without bound: a model that is not scripted nor a local server, no
+ * `agent.cost_limit` and no `MSWEA_GLOBAL_COST_LIMIT` (the default config sets no cost limit;
+ * upstream's mini.yaml sets $3).
+ */
+export function uncappedNote(config: ResolvedConfig, hostEnv: Record<string, string>): string | undefined {
+  const { model, agent } = config;
+  const cls = String(model.model_class ?? DEFAULT_MODEL_CLASS);
+  const provider = String(model.model_name ?? "").split("/")[0] ?? "";
+  const row = Object.hasOwn(MODEL_CLASSES, cls) ? MODEL_CLASSES[cls] : undefined;
+  const free = row === undefined || row.group === "scripted" || PROVIDERS[provider]?.local === true;
+  if (free || Number(agent.cost_limit ?? 0) > 0 || Number(hostEnv.MSWEA_GLOBAL_COST_LIMIT ?? 0) > 0) {
+    return undefined;
+  }
+  return "note: no cost limit (agent.cost_limit 0); -l X stops the run at $X";
 }
 
 /**
@@ -79,6 +98,8 @@ export function runDisplay(
       // An exit message first: the run ended before its first step (a startup command failed).
       if (!begun && where && !flags.quiet && m.role !== "exit") {
         log(`claudius: commands run in ${where}`);
+        const uncapped = terminal ? uncappedNote(config, host.env) : undefined;
+        if (uncapped) log(uncapped);
       }
       begun = true;
       message?.(m);

@@ -2,7 +2,7 @@
  * BatchProgress and summaryLines(): what a batch prints about its instances, plain and live.
  */
 import { assert, assertEquals } from "../_support/assert.ts";
-import { BatchProgress, summaryLines } from "../../src/batch/progress.ts";
+import { BatchProgress, failedAlike, summaryLines } from "../../src/batch/progress.ts";
 import type { BatchSummary } from "../../src/batch/run_batch.ts";
 
 /** An id that would retitle the terminal, clear the screen and start a line of its own. */
@@ -79,7 +79,42 @@ Deno.test("summaryLines() escapes the ids and statuses it lists", () => {
   for (const line of lines) assert(!RAW.test(line), JSON.stringify(line));
   assertEquals(lines.slice(1), [
     "  Sub\\x1b[8mmitted: 1",
+    "every instance run ended with Sub\\x1b[8mmitted: the batch failed (see the errors above; fix the cause and rerun)",
     "unfinished (rerun to retry): astropy\\x1b]0;owned\\x07__x\\x1b[2J\\nFAKE LINE",
     "left to other processes running them: astropy\\x1b]0;owned\\x07__x\\x1b[2J\\nFAKE LINE (pid 1 on h)",
   ]);
+});
+
+Deno.test("failedAlike() names the one error every instance ended with, and nothing for agents' endings, signals or a mix", () => {
+  const summary = (byStatus: Record<string, string[]>): BatchSummary => ({
+    selected: 2,
+    skipped: 0,
+    elapsedMs: 1000,
+    byStatus,
+    unfinished: [],
+    notStarted: [],
+    elsewhere: [],
+    globalLimitReached: false,
+    predsPath: "",
+    statusesPath: undefined,
+    notPassAt1: false,
+    interrupted: false,
+  });
+  assertEquals(failedAlike(summary({ AuthenticationError: ["a", "b"] })), "AuthenticationError");
+  assertEquals(failedAlike(summary({ EnvironmentLost: ["a", "b"] })), "EnvironmentLost");
+  assertEquals(failedAlike(summary({ APIConnectionError: ["a"] })), "APIConnectionError");
+  for (
+    const byStatus of [
+      { Submitted: ["a"] },
+      { LimitsExceeded: ["a", "b"] },
+      { Terminated: ["a"] },
+      {
+        LeaseLost: ["a"],
+      },
+      { ConfigError: ["a"], Submitted: ["b"] },
+      {},
+    ]
+  ) {
+    assertEquals(failedAlike(summary(byStatus)), undefined, JSON.stringify(byStatus));
+  }
 });

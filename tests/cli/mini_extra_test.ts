@@ -140,6 +140,29 @@ Deno.test("mini-extra swebench: a claudius batch in swebench mode; an instance t
   }
 });
 
+Deno.test("mini-extra swebench: every instance failing with one error is a failed batch, exit 1", async () => {
+  const server = await startFakeServer([
+    { fault: "status", status: 401, body: '{"error": {"message": "bad key"}}' },
+    { fault: "status", status: 401, body: '{"error": {"message": "bad key"}}' },
+  ]);
+  try {
+    const dir = await Deno.makeTempDir({ prefix: "claudius-extra-" });
+    await Deno.writeTextFile(`${dir}/lite_dev.jsonl`, DATASET);
+    const env = { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY };
+    const common = ["-m", "openai/gpt-5-mini", "-c", "swebench", "-c", "agent.mode=yolo"];
+    const r = await extra(
+      ["swebench", "--subset", "lite_dev.jsonl", "--environment-class", "local", ...common, "-o", "out"],
+      { cwd: dir, env },
+    );
+    // Before: exit 0, as if done (upstream's runners exit 0 whatever failed).
+    assertEquals(r.code, 1, r.stderr);
+    assertMatch(r.stdout, /^every instance run ended with AuthenticationError: the batch failed /m);
+    assertEquals(server.requests.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("mini-extra swebench-single: one instance (by index), its trajectory at -o, exit 0", async () => {
   const server = await startFakeServer([{
     content: "done",

@@ -5,6 +5,9 @@
  */
 import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { Tmux } from "../_support/tmux.ts";
+import { startFakeServer } from "../_support/fake_server.ts";
+
+const SUBMIT = { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const PERMS = "--allow-read --allow-write --allow-run --allow-env --allow-net --allow-sys";
@@ -112,6 +115,36 @@ Deno.test("claudius at an 80-column terminal: each step, its result line, the su
     assert(summary.includes("next: claudius inspect") && !summary.includes("claudius resume"), summary);
   } finally {
     await tmux.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("claudius at a terminal says when a run has no cost limit, under the line saying where commands run", async () => {
+  const dir = await Deno.makeTempDir();
+  const server = await startFakeServer([SUBMIT, SUBMIT]);
+  const tmux = await Tmux.start(80, 40, {
+    PATH: Deno.env.get("PATH") ?? "",
+    HOME: dir,
+    OPENAI_API_KEY: "sk-x",
+  });
+  try {
+    await tmux.run(`cd ${dir} && claudius() { "${Deno.execPath()}" run ${PERMS} ${MAIN} "$@"; }`);
+    await clear(tmux);
+    const run = `claudius -m openai/gpt-5-mini --base-url ${server.url} -t hi`;
+    await tmux.run(run);
+    const uncapped = await tmux.waitFor((s) => /claudius inspect/.test(s), "the uncapped run's summary");
+    assertMatch(
+      uncapped,
+      /^claudius: commands run in workspace\/\S+ \(local\)\nnote: no cost limit \(agent\.cost_limit 0\); -l X stops the run at \$X$/m,
+    );
+    assertEquals(wider(await tmux.screen(false, true)), [], "nothing wrapped at 80 columns");
+    await clear(tmux);
+    await tmux.run(`${run} -l 1`);
+    const capped = await tmux.waitFor((s) => /claudius inspect/.test(s), "the capped run's summary");
+    assert(!capped.includes("no cost limit"), capped);
+  } finally {
+    await tmux.close();
+    await server.close();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });

@@ -1,7 +1,8 @@
 /**
  * What a call costs and what an unknown cost means: the provider's `usage.cost`, else configured
- * prices, else the price database; and, with a cost limit set, a refusal before the first call (or
- * after the first call, for endpoints that might have reported cost) when no price can be known.
+ * prices, else the price database, else nothing for a local server (`hosted_vllm/`, `ollama/`, ...:
+ * free); and, with a cost limit set, a refusal before the first call (or after the first call, for
+ * endpoints that might have reported cost) when no price can be known.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type { Json } from "../types.ts";
 import { callCost, type Prices } from "./_cost.ts";
 import type { Endpoint } from "./_presets.ts";
 import { findPrice, pricedProvider, type PriceEntry } from "./_prices.ts";
+import { PROVIDERS } from "./providers.ts";
 
 /** What the policy needs to know. */
 export interface CostPolicyOptions {
@@ -29,6 +31,8 @@ export class CostPolicy {
   readonly #o: CostPolicyOptions;
   /** Whether the price database is consulted when a response carries no cost. */
   readonly #useDatabase: boolean;
+  /** A local server's call without a reported cost or a configured price costs nothing. */
+  readonly #free: boolean;
   #database: Promise<PriceEntry | undefined> | undefined;
   #warned = false;
 
@@ -40,11 +44,13 @@ export class CostPolicy {
   constructor(options: CostPolicyOptions) {
     this.#o = options;
     const { prices, endpoint, costLimit } = options;
+    const provider = endpoint.provider;
+    this.#free = prices === undefined && provider !== undefined && PROVIDERS[provider]?.local === true;
     // The database prices the paid providers' models (also OpenRouter's, should a response lack its
     // cost), and any model when a limit must be enforced.
-    this.#useDatabase = prices === undefined &&
-      (endpoint.provider !== undefined ? pricedProvider(endpoint.provider) : costLimit > 0);
-    if (costLimit > 0 && prices === undefined && !this.#useDatabase) this.#cannotEnforce();
+    this.#useDatabase = prices === undefined && !this.#free &&
+      (provider !== undefined ? pricedProvider(provider) : costLimit > 0);
+    if (costLimit > 0 && prices === undefined && !this.#useDatabase && !this.#free) this.#cannotEnforce();
   }
 
   /**
@@ -71,7 +77,7 @@ export class CostPolicy {
     if (cost === undefined && this.#useDatabase && usage !== undefined) {
       cost = (await this.#lookup())?.cost(usage);
     }
-    return cost ?? this.#unknown();
+    return cost ?? (this.#free ? 0 : this.#unknown());
   }
 
   #lookup(): Promise<PriceEntry | undefined> {

@@ -97,7 +97,7 @@ Deno.test("OpenAIClient.complete() takes the cost from usage.cost, else from pri
 
 Deno.test("OpenAIClient.complete() counts an unknown cost as 0 with exactly one warning when no limit is set", async () => {
   await withServer([{ content: "a" }, { content: "b" }], async (server) => {
-    const { client, logs } = setup(server, { cost_tracking: "default" });
+    const { client, logs } = setup(server, { model_name: "my-model", cost_tracking: "default" });
     assertEquals((await client.complete(REQUEST)).cost, 0);
     assertEquals((await client.complete(REQUEST)).cost, 0);
     assertEquals(logs.length, 1);
@@ -105,17 +105,22 @@ Deno.test("OpenAIClient.complete() counts an unknown cost as 0 with exactly one 
   });
 });
 
-Deno.test("new OpenAIClient() throws ConfigError before any call when a cost limit cannot be enforced", async () => {
-  await withServer([{ content: "a" }], (server) => {
-    assertThrows(
-      () => setup(server, { cost_tracking: "default" }, { costLimit: 3 }),
-      ConfigError,
-      "model.input_cost_per_token and model.output_cost_per_token",
-    );
-    assertEquals(server.requests.length, 0);
-    const { logs } = setup(server, { cost_tracking: "ignore_errors" }, { costLimit: 3 });
-    assertEquals(logs.length, 1);
-    assertIncludes(logs[0] ?? "", "cannot be enforced");
+Deno.test("OpenAIClient under a cost limit: a local server (hosted_vllm/, ollama/, ...) is free, with no warning", async () => {
+  await withServer([{ content: "a" }, { content: "b", cost: 0.25 }, { content: "c" }], async (server) => {
+    // Before: refused at start ('Cannot enforce the cost limit ($3)'), though such a server costs nothing.
+    const { client, logs } = setup(server, { cost_tracking: "default" }, { costLimit: 3 });
+    await client.ready();
+    assertEquals((await client.complete(REQUEST)).cost, 0);
+    assertEquals((await client.complete(REQUEST)).cost, 0.25); // a cost it reports still counts
+    const priced = setup(server, {
+      cost_tracking: "default",
+      input_cost_per_token: 1e-3,
+      output_cost_per_token: 0,
+    }, {
+      costLimit: 3,
+    });
+    assert((await priced.client.complete(REQUEST)).cost > 0); // and so do prices given for it
+    assertEquals([...logs, ...priced.logs], []);
   });
 });
 

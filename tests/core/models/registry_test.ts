@@ -14,7 +14,16 @@ async function run(dir: string, args: string[], env: Record<string, string> = {}
   try {
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", MAIN, "-t", "t", "-m", "hosted_vllm/custom-model", "--base-url", server.url]
-        .concat(["-c", "agent.cost_limit=1", "-o", `${dir}/t.traj.json`, "--cwd", `${dir}/ws`, ...args]),
+        .concat([
+          "-c",
+          "agent.cost_limit=1",
+          "-o",
+          `${dir}/t.traj.json`,
+          "--create-cwd",
+          "--cwd",
+          `${dir}/ws`,
+          ...args,
+        ]),
       cwd: dir,
       env,
       stdin: "null",
@@ -37,9 +46,10 @@ Deno.test("a litellm model registry prices a model nothing else can, from the ke
   };
   await Deno.writeTextFile(`${dir}/registry.json`, JSON.stringify(registry));
 
-  // Without it, the cost limit cannot be enforced: refused before any call.
-  const refused = await run(dir, []);
-  assertEquals([refused.code, refused.requests], [2, 0], refused.stderr);
+  // Without it, the local server's calls cost nothing.
+  const free = await run(dir, []);
+  assertEquals([free.code, free.requests], [0, 1], free.stderr);
+  assertEquals(await cost(dir), 0);
 
   const keyed = await run(dir, ["-c", "model.litellm_model_registry=registry.json"]);
   assertEquals(keyed.code, 0, keyed.stderr);
@@ -105,7 +115,7 @@ Deno.test("a litellm model registry that is not a file is skipped with a note, a
       new RegExp(`model\\.litellm_model_registry '.*${path}' (does not exist|is not a file); skipped`),
     );
   }
-  // Not a file and no other price: the cost limit is refused as with no registry at all.
-  const refused = await run(dir, ["-c", "model.litellm_model_registry=missing.json"]);
-  assertEquals([refused.code, refused.requests], [2, 0], refused.stderr);
+  // Not a file and no other price: as with no registry at all, the local server is free.
+  const free = await run(dir, ["-c", "model.litellm_model_registry=missing.json"]);
+  assertEquals([free.code, free.requests, await cost(dir)], [0, 1, 0], free.stderr);
 });
