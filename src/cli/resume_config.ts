@@ -2,7 +2,9 @@
  * The config of a resumed run: the predecessor's recorded config, then the usual `-c` specs and
  * flags on top (raised limits, another model, ...). Values the predecessor's trajectory holds
  * redacted (`[REDACTED]`, see `src/core/redact.ts`) must be given again: by a spec or flag, or by the
- * key's environment variable; otherwise the resume is refused naming each key.
+ * key's environment variable; otherwise the resume is refused naming each key. So must the endpoint
+ * the trajectory names (`model.base_url`, `model.model_kwargs.api_base`): a trajectory may come from
+ * someone else, and your key would go where it says.
  *
  * @module
  */
@@ -108,6 +110,34 @@ export async function resumeConfig(
         `-c KEY=VALUE or a config file: ${missing.join(", ")}`,
     );
   }
+  refuseRecordedEndpoint(recorded.spec, base.data, sources.slice(1));
   const config = resolveConfig(sources, { schema: io.schema, hostEnv: io.hostEnv, warn: io.warn });
   return { config, sources };
+}
+
+/** The keys that say where model requests, and the key with them, go. */
+const ENDPOINT_KEYS = [["model", "base_url"], ["model", "model_kwargs", "api_base"], [
+  "model",
+  "model_kwargs",
+  "base_url",
+]];
+
+/**
+ * Refuse an endpoint the recorded config names unless a spec or flag of this resume names one for the
+ * same key (the same URL to go on there, or another).
+ * @throws {ConfigError} naming the key, the URL and how to give it
+ */
+function refuseRecordedEndpoint(spec: string, recorded: ConfigTree, given: ConfigSource[]): void {
+  const at = (tree: unknown, path: string[]) =>
+    path.reduce<unknown>((t, k) => (isTree(t) ? t[k] : undefined), tree);
+  for (const path of ENDPOINT_KEYS) {
+    const url = at(recorded, path);
+    if (typeof url !== "string" || url === "" || given.some((s) => at(s.data, path) !== undefined)) continue;
+    const key = path.join(".");
+    const flag = key === "model.base_url" ? `--base-url ${url} or ` : "";
+    throw new ConfigError(
+      `Cannot resume ${spec}: its trajectory sends the model's requests, with your key, to ${key} '${url}'; ` +
+        `give it again to go on there (${flag}-c ${key}=${url}) or name another`,
+    );
+  }
 }

@@ -3,14 +3,19 @@
  * the file and why, exit 2 (a usage error), before any model call. The scripted model: no endpoint.
  */
 import { assertEquals, assertMatch } from "../_support/assert.ts";
+import { startFakeServer } from "../_support/fake_server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
-async function claudius(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
+async function claudius(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", MAIN, ...args],
     cwd,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -19,6 +24,8 @@ async function claudius(args: string[], cwd: string): Promise<{ code: number; st
 }
 
 const SUBMIT = 'model.replies=[{"commands":["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
+const STEP = { content: "look", commands: ["ls"] };
+const SUBMIT_REPLY = { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };
 
 Deno.test("claudius resume refuses a file that is no trajectory: one line naming it, exit 2, nothing run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
@@ -143,4 +150,39 @@ Deno.test("claudius resume refuses --patch or run.atif_path naming the trajector
     /\nerror: Cannot write run\.atif_path '.*t\.json': it is the trajectory being resumed/,
   );
   assertEquals(await Deno.readFile(`${dir}/t.json`), before);
+});
+
+Deno.test("claudius resume sends your key to the endpoint its trajectory names only when the command line names it again", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
+  const server = await startFakeServer([STEP, SUBMIT_REPLY, SUBMIT_REPLY]);
+  const key = { OPENAI_API_KEY: "sk-resume-SECRET-0123456789" };
+  try {
+    const model = ["-m", "openai/gpt-5-mini", "--create-cwd", "--cwd", "ws"];
+    const first = await claudius(
+      ["-t", "t", ...model, "--base-url", server.url, "--step-limit", "1", "-o", "t.json"],
+      dir,
+      key,
+    );
+    assertEquals(first.code, 3, first.stderr);
+    assertEquals(server.requests.length, 1);
+    // Before: the resume went to the recorded base_url with the key of this shell, without a word.
+    const refused = await claudius(["resume", "t.json", "--step-limit", "0"], dir, key);
+    assertEquals(refused.code, 2, refused.stderr);
+    assertEquals(
+      refused.stderr,
+      `error: Cannot resume ${dir}/t.json: its trajectory sends the model's requests, with your key, to ` +
+        `model.base_url '${server.url}'; give it again to go on there (--base-url ${server.url} or ` +
+        `-c model.base_url=${server.url}) or name another\n`,
+    );
+    assertEquals(server.requests.length, 1);
+    const again = await claudius(
+      ["resume", "t.json", "--step-limit", "0", "--base-url", server.url],
+      dir,
+      key,
+    );
+    assertEquals(again.code, 0, again.stderr);
+    assertEquals(server.requests.length, 2);
+  } finally {
+    await server.close();
+  }
 });
