@@ -231,13 +231,21 @@ export class ResultFiles {
     }
     try {
       let preds: Record<string, unknown> = {};
+      let missing = false;
       try {
         const parsed = JSON.parse(await Deno.readTextFile(this.predsPath));
         if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) preds = parsed;
-      } catch { /* missing or torn: rebuilt from this batch's entries */ }
+      } catch (e) {
+        // Missing or torn: rebuilt from this batch's entries.
+        missing = e instanceof Deno.errors.NotFound;
+      }
       for (const id of drop) delete preds[id];
       for (const [id, pred] of set) preds[id] = pred;
-      if (set.size || drop.size) await writeFileAtomic(this.predsPath, JSON.stringify(preds, null, 2));
+      // Made on the first write ({} before any instance ends): a `claudius resume` of an instance
+      // killed before then finds it, so the batch keeps one, and records its prediction there.
+      if (set.size || drop.size || missing) {
+        await writeFileAtomic(this.predsPath, JSON.stringify(preds, null, 2));
+      }
     } catch (e) {
       // Not written: keep the changes for the next write, under any made meanwhile.
       for (const id of drop) if (!this.#set.has(id)) this.#drop.add(id);

@@ -44,7 +44,7 @@ const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
  * A batch of one instance whose first command blocks while `<dir>/block` exists: the batch is
  * stopped there (SIGINT: the instance is unfinished), leaving a trajectory to resume.
  */
-async function interruptedBatch() {
+async function interruptedBatch(signal: Deno.Signal = "SIGINT") {
   const dir = await Deno.makeTempDir({ prefix: "claudius-resume-batch-" });
   const block = `${dir}/block`;
   const started = `${dir}/started`;
@@ -62,9 +62,9 @@ async function interruptedBatch() {
   const batchArgs = ["batch", fx.instances, "-o", fx.out, ...fx.specs.flatMap((s) => ["-c", s])];
   const first = cli(batchArgs, dir);
   await waitFor("the instance's command", () => exists(started));
-  first.child.kill("SIGINT");
+  first.child.kill(signal);
   const { code } = await first.done;
-  assertEquals(code, 130);
+  assertEquals(code, signal === "SIGINT" ? 130 : 137);
   await Deno.remove(started);
   return { dir, fx, block, started, batchArgs, traj: `${fx.out}/i1/i1.traj.json` };
 }
@@ -80,6 +80,16 @@ Deno.test("a resumed batch instance is done for the batch: the rerun records its
   assertMatch(again.stderr, /1 already finished, 0 to run/);
   const preds = JSON.parse(await Deno.readTextFile(`${b.fx.out}/preds.json`));
   assertEquals(preds.i1.model_patch, "the-patch");
+});
+
+Deno.test("a batch instance killed before its first prediction, then resumed: its prediction is in preds.json at once", async () => {
+  const b = await interruptedBatch("SIGKILL");
+  await Deno.remove(b.block);
+  // Before: no preds.json yet, so the resume recorded nothing until a batch rerun.
+  const resumed = await cli(["resume", b.traj], b.dir).done;
+  assertEquals(resumed.code, 0, resumed.stderr);
+  const preds = JSON.parse(await Deno.readTextFile(`${b.fx.out}/preds.json`));
+  assertEquals(preds.i1?.model_patch, "the-patch");
 });
 
 Deno.test("a resume running while the batch reruns keeps its instance: the batch leaves it and its workspace alone", async () => {
