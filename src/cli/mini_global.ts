@@ -6,8 +6,10 @@
  *
  * @module
  */
-import { parseDotEnv, setDotEnvKey, unsetDotEnvKey } from "../lib/python/dotenv.ts";
+import { DOTENV_MAX_BYTES, parseDotEnv, setDotEnvKey, unsetDotEnvKey } from "../lib/python/dotenv.ts";
 import { UsageError } from "../lib/flags.ts";
+import { ConfigError } from "../core/errors.ts";
+import { writeFileAtomic } from "../lib/files.ts";
 
 /** Upstream's global config directory (`platformdirs.user_config_dir("mini-swe-agent")` on Linux). */
 export function globalConfigDir(env: Readonly<Record<string, string>>): string {
@@ -31,14 +33,52 @@ async function readFile(path: string): Promise<string> {
   }
 }
 
+/** Owner-only: the file holds API keys (python-dotenv's `set_key` writes it so too). */
+const PRIVATE = 0o600;
+
+/**
+ * Change the global `.env` by `edit` (its text in, the new text or undefined for no change out): one
+ * process at a time (a lock file beside it, so concurrent `config set`s all land), written whole
+ * through a temporary file owner-only (0600, also when the file was readable by others before), and
+ * never past what claudius reads at start-up ({@link DOTENV_MAX_BYTES}).
+ * @returns whether the file changed
+ * @throws {ConfigError} naming `key` when the file would be too large to be read
+ */
+async function editFile(
+  path: string,
+  key: string,
+  edit: (text: string) => string | undefined,
+): Promise<boolean> {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  await Deno.mkdir(dir, { recursive: true });
+  const lock = await Deno.open(`${path}.lock`, { create: true, write: true, mode: PRIVATE });
+  try {
+    await lock.lock(true);
+    const text = edit(await readFile(path));
+    if (text === undefined) return false;
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > DOTENV_MAX_BYTES) {
+      throw new ConfigError(
+        `Cannot set ${key} in ${path}: the file would be ${bytes} bytes, more than the ${DOTENV_MAX_BYTES} ` +
+          "claudius reads at start-up (it would skip the whole file, every key in it); keep large values in a file " +
+          "and name its path instead",
+      );
+    }
+    await writeFileAtomic(path, text, { mode: PRIVATE });
+    await Deno.chmod(path, PRIVATE); // a umask wider than 077 cannot widen it either
+    return true;
+  } finally {
+    lock.close();
+  }
+}
+
 /**
  * Set `key` in the global `.env` (creating the file and its directory) and in `env`, as upstream's
  * `set_key` followed by its reload does.
+ * @throws {ConfigError} when the file would be too large to be read at start-up
  */
 export async function setGlobalKey(env: Record<string, string>, key: string, value: string): Promise<void> {
-  const path = globalConfigFile(env);
-  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-  await Deno.writeTextFile(path, setDotEnvKey(await readFile(path), key, value));
+  await editFile(globalConfigFile(env), key, (text) => setDotEnvKey(text, key, value));
   env[key] = value;
 }
 
@@ -46,12 +86,8 @@ export async function setGlobalKey(env: Record<string, string>, key: string, val
  * Remove `key` from the global `.env` (upstream warns, and changes nothing, when it is not there).
  * @returns false when the file sets no such key
  */
-export async function unsetGlobalKey(env: Record<string, string>, key: string): Promise<boolean> {
-  const path = globalConfigFile(env);
-  const text = unsetDotEnvKey(await readFile(path), key);
-  if (text === undefined) return false;
-  await Deno.writeTextFile(path, text);
-  return true;
+export function unsetGlobalKey(env: Record<string, string>, key: string): Promise<boolean> {
+  return editFile(globalConfigFile(env), key, (text) => unsetDotEnvKey(text, key));
 }
 
 /** What a setup dialogue needs: one question answered per call (null when the input ended). */
@@ -97,6 +133,8 @@ export async function setup(
 export async function editGlobalConfig(env: Record<string, string>): Promise<number> {
   const path = globalConfigFile(env);
   await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  // Created owner-only before the editor writes keys into it (an editor keeps a file's mode).
+  await Deno.writeTextFile(path, "", { append: true, mode: PRIVATE });
   const editor = env.EDITOR || "nano";
   let status: Deno.CommandStatus;
   try {

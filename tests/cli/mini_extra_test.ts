@@ -74,6 +74,46 @@ Deno.test("mini-extra config set / unset edit the global .env as python-dotenv d
   assertMatch(text, /MSWEA_CONFIGURED='true'\n$/);
 });
 
+Deno.test("mini-extra config set / setup keep the global .env private (0600), also one made 0644 before", async () => {
+  const home = await Deno.makeTempDir();
+  const env = { HOME: home };
+  const mode = async () => ((await Deno.stat(`${home}/g/.env`)).mode ?? 0) & 0o777;
+  assertEquals((await extra(["config", "set", "OPENAI_API_KEY", KEY], { env })).code, 0);
+  assertEquals((await mode()).toString(8), "600");
+  await Deno.chmod(`${home}/g/.env`, 0o644);
+  assertEquals((await extra(["config", "set", "MSWEA_MODEL_NAME", "openai/gpt-5-mini"], { env })).code, 0);
+  assertEquals((await mode()).toString(8), "600");
+  await Deno.chmod(`${home}/g/.env`, 0o644);
+  assertEquals((await extra(["config", "unset", "MSWEA_MODEL_NAME"], { env })).code, 0);
+  assertEquals((await mode()).toString(8), "600");
+  const other = await Deno.makeTempDir();
+  const setup = await extra(["config", "setup"], {
+    env: { HOME: other },
+    stdin: "m\nOPENAI_API_KEY\nsk-setup-0123\n",
+  });
+  assertEquals(setup.code, 0, setup.stderr);
+  assertEquals((((await Deno.stat(`${other}/g/.env`)).mode ?? 0) & 0o777).toString(8), "600");
+});
+
+Deno.test("mini-extra config set: concurrent sets all land; a value the .env could not hold is refused, the file kept", async () => {
+  const home = await Deno.makeTempDir();
+  const env = { HOME: home };
+  const runs = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => extra(["config", "set", `KEY_${i}`, `value-${i}`], { env })),
+  );
+  for (const r of runs) assertEquals(r.code, 0, r.stderr);
+  const text = await Deno.readTextFile(`${home}/g/.env`);
+  for (let i = 0; i < 8; i++) assert(text.includes(`KEY_${i}='value-${i}'\n`), text);
+  // Asked for on stdin: a 1.1 MB argument is more than an argv may hold.
+  const big = await extra(["config", "set", "HUGE"], { env, stdin: "x".repeat(1_100_000) + "\n" });
+  assertEquals(big.code, 1, big.stderr); // a config error, as an upstream face exits on one
+  assertMatch(
+    big.stderr,
+    /\nerror: Cannot set HUGE in .*\/g\/\.env: the file would be 1100\d+ bytes, more than the 1048576 claudius reads/,
+  );
+  assertEquals(await Deno.readTextFile(`${home}/g/.env`), text);
+});
+
 Deno.test("mini-extra: the list, an unknown subcommand named with its nearest, upstream's subset names refused", async () => {
   const list = await extra([]);
   assertEquals(list.code, 0);

@@ -154,6 +154,19 @@ engineTest("execute() puts no forwarded value on an argv other local users can r
   }, hostEnv);
 });
 
+engineTest("execute() puts no environment.env value on an argv either", async (e) => {
+  const secret = `s3cret-${crypto.randomUUID()}`;
+  const config = { env: { HF_TOKEN: secret, PAGER: "cat" } };
+  await withEnv(e, config, async (env) => {
+    const seen = env.execute({ command: 'sleep 1.5; printf "%s %s" "$HF_TOKEN" "$PAGER"' });
+    await new Promise((r) => setTimeout(r, 700));
+    const argvs = (await sh("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '")).out;
+    assertEquals((await seen).output, `${secret} cat`);
+    assert(argvs.includes(env.containerId), "the exec client was not seen running");
+    assert(!argvs.includes(secret), "an environment.env value is on an argv");
+  }, Deno.env.toObject());
+});
+
 engineTest("execute() runs in cwd (default /)", async (e) => {
   await withEnv(e, {}, async (env) => assertEquals((await env.execute({ command: "pwd" })).output, "/\n"));
   await withEnv(e, { cwd: "/tmp" }, async (env) => {

@@ -75,23 +75,20 @@ function normalise(records: CallRecord[]): CallRecord[] {
 }
 
 /**
- * What claudius runs where upstream runs `expected`: forwarded variables leave the argv (upstream's
- * `--env K=V` pairs for them, which come first) for the CLI's environment, prefixed; the uname probe
- * (claudius's) is not upstream's.
+ * What claudius runs where upstream runs `expected`: the variables (forwarded and `env`) leave the
+ * argv (upstream's `--env K=V` pairs) for the CLI's environment, prefixed, `env` winning; the uname
+ * probe (claudius's) is not upstream's.
  */
 function claudiusForm(c: Case, expected: CallRecord[]): CallRecord[] {
   const prefix = (c.config.executable ?? "singularity") === "apptainer" ? "APPTAINERENV_" : "SINGULARITYENV_";
   const forwarded = (c.config.forward_env ?? []).filter((k) => c.host_env?.[k] !== undefined);
   return expected.map((r) => {
     if (!r.argv.includes("exec")) return r;
-    const argv = [...r.argv];
-    for (const k of forwarded) {
-      const at = argv.findIndex((a, i) => a === `${k}=${c.host_env![k]}` && argv[i - 1] === "--env");
-      argv.splice(at - 1, 2);
-    }
-    const env = Object.fromEntries(
-      forwarded.filter((k) => !(k in (c.config.env ?? {}))).map((k) => [prefix + k, c.host_env![k]!]),
-    );
+    const argv = r.argv.filter((a, i) => a !== "--env" && r.argv[i - 1] !== "--env");
+    const env = Object.fromEntries([
+      ...forwarded.map((k) => [prefix + k, c.host_env![k]!]),
+      ...Object.entries(c.config.env ?? {}).map(([k, v]) => [prefix + k, v]),
+    ]);
     return { argv, env };
   });
 }

@@ -32,15 +32,16 @@ export function execTrailer(argv0: string, code: number): string {
 export function execArgv(
   c: { executable: string; cwd: string; interpreter: readonly string[] },
   id: string,
-  envArgs: readonly string[],
+  vars: { args: readonly string[]; shown: readonly string[] },
   command: string,
 ): { argv: string[]; head: string[]; marker: string; argv0: string } {
-  const head = [c.executable, "exec", "-w", c.cwd, ...envArgs, id];
+  const head = [c.executable, "exec", "-w", c.cwd, ...vars.shown, id];
+  const sent = [c.executable, "exec", "-w", c.cwd, ...vars.args, id];
   const marker = randomHex(8);
   const stdin = commandViaStdin(command) ? ["-i"] : []; // runCommand sends a long one on stdin
   const argv0 = `claudius-x${marker}`;
   const wrapped = ["sh", "-c", EXEC_WRAPPER, argv0, ...c.interpreter, command];
-  return { argv: [...head.slice(0, 2), ...stdin, ...head.slice(2), ...wrapped], head, marker, argv0 };
+  return { argv: [...sent.slice(0, 2), ...stdin, ...sent.slice(2), ...wrapped], head, marker, argv0 };
 }
 
 /**
@@ -91,33 +92,51 @@ export function containerLifetime(containerTimeout: string, runSeconds: number):
 }
 
 /**
- * `docker exec` variables: `-e NAME` for each forwarded host variable that is set (docker and
- * podman read the value from their own environment, so it is on no argv that `ps` shows), then
- * `-e K=V` for each `env` entry (last wins, so `env` beats `forward_env`). A forwarded name the
- * CLI's environment sets otherwise (`reserved`: `DOCKER_HOST` with `--docker-host`) keeps its value
- * on the argv.
- * @returns the arguments and the forwarded values the CLI's environment must hold
+ * Names the engine CLI (or a shell script standing in for it) reads itself: set in its environment
+ * they would change what it does (`HOME`: its config, `PATH`: its helpers, `BASH_ENV`: a wrapper
+ * script's start-up), so such a variable's value goes on the argv instead.
+ */
+const CLI_READS =
+  /^(PATH|HOME|TMPDIR|SHELL|BASH_ENV|ENV|IFS|SHELLOPTS|BASHOPTS|PS4|CDPATH|USER|LOGNAME|LANG|LANGUAGE|TZ|TERM)$|^(DOCKER_|CONTAINER|PODMAN_|BUILDAH_|XDG_|LD_|DYLD_|GO|SSL_|LC_|BASH_FUNC_|REGISTRY_)|_PROXY$|_proxy$/;
+
+/**
+ * `docker exec` variables: `-e NAME` for each forwarded host variable that is set and each `env`
+ * entry (`env` beats `forward_env`), docker and podman reading the value from their own environment,
+ * so no value is on an argv that `ps` shows. A name the CLI's environment sets otherwise (`reserved`:
+ * `DOCKER_HOST` with `--docker-host`) or that the CLI reads itself ({@link CLI_READS}: `PATH`,
+ * `HOME`, ...) keeps its value on the argv.
+ * @returns the arguments, the values the CLI's environment must hold, and the arguments as the
+ *   messages show them (upstream's: each `env` entry as `-e K=V`)
  */
 export function execEnvArgs(
   forwardEnv: string[],
   env: Record<string, string>,
   hostEnv: Record<string, string>,
   reserved: ReadonlySet<string> = new Set(),
-): { args: string[]; values: Record<string, string> } {
-  const args: string[] = [];
-  const values: Record<string, string> = {};
+): { args: string[]; values: Record<string, string>; shown: string[] } {
+  const wanted = new Map<string, string>();
+  const shown: string[] = [];
   for (const key of forwardEnv) {
     const value = hostEnv[key];
     if (value === undefined) continue;
-    if (reserved.has(key)) {
-      args.push("-e", `${key}=${value}`);
-      continue;
-    }
-    args.push("-e", key);
-    values[key] = value;
+    wanted.set(key, value);
+    shown.push("-e", reserved.has(key) ? `${key}=${value}` : key);
   }
-  for (const [key, value] of Object.entries(env)) args.push("-e", `${key}=${value}`);
-  return { args, values };
+  for (const [key, value] of Object.entries(env)) {
+    wanted.set(key, value);
+    shown.push("-e", `${key}=${value}`);
+  }
+  const args: string[] = [];
+  const values: Record<string, string> = {};
+  for (const [key, value] of wanted) {
+    if (reserved.has(key) || CLI_READS.test(key)) {
+      args.push("-e", `${key}=${value}`);
+    } else {
+      args.push("-e", key);
+      values[key] = value;
+    }
+  }
+  return { args, values, shown };
 }
 
 /**

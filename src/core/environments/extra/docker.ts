@@ -254,7 +254,7 @@ export class DockerEnvironment implements Environment {
     if (!this.#id) throw new Error("Cannot execute: the container is not started");
     const c = this.config;
     const vars = execEnvArgs(c.forward_env, c.env, this.#deps.hostEnv, this.#reserved());
-    const { argv, head, marker, argv0 } = execArgv(c, this.#id, vars.args, action.command);
+    const { argv, head, marker, argv0 } = execArgv(c, this.#id, vars, action.command);
     const hasValues = Object.keys(vars.values).length > 0;
     const cliEnv = hasValues ? { ...(this.#cliEnv ?? this.#deps.hostEnv), ...vars.values } : this.#cliEnv;
     const watch = new AbortController();

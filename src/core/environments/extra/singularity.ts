@@ -190,13 +190,14 @@ export class SingularityEnvironment implements Environment {
   }
 
   /**
-   * Upstream's argv up to the command: `<cli> <global_args> exec <exec_args> [--pwd <cwd>]
-   * [--env K=V]... --writable <sandbox>` (forwarded variables are left to {@link #cliEnv}).
+   * The argv up to the command: `<cli> <global_args> exec <exec_args> [--pwd <cwd>] --writable
+   * <sandbox>`, the variables left to {@link #cliEnv} (so no value is on an argv `ps` shows);
+   * `shown`: upstream's, with `[--env K=V]...` before `--writable`, for messages.
    */
-  #head(): string[] {
+  #head(shown = false): string[] {
     const c = this.config;
     const pwd = c.cwd && c.cwd !== "/" ? ["--pwd", c.cwd] : [];
-    const env = Object.entries(c.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]);
+    const env = shown ? Object.entries(c.env).flatMap(([k, v]) => ["--env", `${k}=${v}`]) : [];
     return [
       c.executable,
       ...c.global_args,
@@ -209,16 +210,20 @@ export class SingularityEnvironment implements Environment {
     ];
   }
 
-  /** The CLI's environment: the host's plus each forwarded variable that is set, prefixed (none: inherit). */
+  /**
+   * The CLI's environment: the host's plus each forwarded variable that is set and each `env` entry,
+   * prefixed (none: inherit).
+   */
   #cliEnv(): { env?: Record<string, string> } {
     const prefix = /apptainer/.test(cliName(this.config.executable)) ? "APPTAINERENV_" : "SINGULARITYENV_";
-    const forwarded: Record<string, string> = {};
+    const vars: Record<string, string> = {};
     for (const key of this.config.forward_env) {
       const value = this.#deps.hostEnv[key];
-      // `env` wins, as upstream's later `--env` does.
-      if (value !== undefined && !(key in this.config.env)) forwarded[prefix + key] = value;
+      if (value !== undefined) vars[prefix + key] = value;
     }
-    return Object.keys(forwarded).length ? { env: { ...this.#deps.hostEnv, ...forwarded } } : {};
+    // `env` wins, as upstream's later `--env` does.
+    for (const [key, value] of Object.entries(this.config.env)) vars[prefix + key] = value;
+    return Object.keys(vars).length ? { env: { ...this.#deps.hostEnv, ...vars } } : {};
   }
 
   /**
@@ -243,7 +248,8 @@ export class SingularityEnvironment implements Environment {
     }
     if (r.aborted) return failure(r.output, "Interrupted", "interrupted");
     if (r.timedOut) {
-      const text = `Command '[${argv.map(reprStr).join(", ")}]' timed out after ${c.timeout} seconds`;
+      const upstream = [...this.#head(true), ...c.interpreter, action.command];
+      const text = `Command '[${upstream.map(reprStr).join(", ")}]' timed out after ${c.timeout} seconds`;
       return failure(r.output, "TimeoutExpired", text);
     }
     return { output: r.output, returncode: r.exitCode ?? -(r.signal ?? 9), exception_info: "" };
