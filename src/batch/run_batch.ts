@@ -9,7 +9,7 @@
  * @module
  */
 import { ConfigError } from "../core/errors.ts";
-import { resolvePath } from "../lib/files.ts";
+import { resolvePath } from "../lib/paths.ts";
 import { type DockerHostSpec, workerSlots } from "./_workers.ts";
 import { loadInstances } from "./instances.ts";
 import { checkAtifPaths, checkWorkspaces } from "./instance_config.ts";

@@ -26,7 +26,8 @@ import {
   type InstanceSide,
   type SetSummary,
 } from "../tools/trajectories/compare_runs.ts";
-import { csvLine, fmtCost, renderTable } from "../lib/table.ts";
+import { csvLine, renderTable } from "../lib/table.ts";
+import { fmtCost } from "../lib/formats.ts";
 import { safeText } from "../lib/text.ts";
 import { REFERENCE_FLAG, toolIO } from "./tools.ts";
 

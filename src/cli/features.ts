@@ -23,7 +23,7 @@ import { MODEL_CLASSES } from "../core/models/classes.ts";
 import { AGENT_CLASSES } from "./classes.ts";
 import { episodeSecrets } from "../core/secret_redactor.ts";
 import type { Action, Environment, Message, StreamSink } from "../core/types.ts";
-import { resolvePath } from "../lib/files.ts";
+import { resolvePath } from "../lib/paths.ts";
 import type { InteractiveIO } from "../features/interactive/interactive.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 

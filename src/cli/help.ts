@@ -5,7 +5,8 @@
  * @module
  */
 import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
-import { renderHelp } from "../lib/help.ts";
+import { HELP_WIDTH, renderHelp, wrap } from "../lib/help.ts";
+import { RUN_SPEC } from "./run_flags.ts";
 import { nearestKey } from "../lib/spelling.ts";
 import type { Host } from "../core/host.ts";
 import type { CommandTable } from "./command.ts";
@@ -29,6 +30,16 @@ export const SPEC: CommandSpec<typeof HELP_FLAGS> = {
   sections: [["Topics", Object.entries(TOPICS).map(([name, t]) => `${name}: ${t.summary}`).join("\n")]],
 };
 
+/** `claudius --help`: a run's help, then the commands. */
+export function topHelp(commands: CommandTable): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  const list = Object.entries(commands).flatMap(([name, c]) =>
+    wrap(c.summary, HELP_WIDTH, width + 4).map((l, i) => (i ? l : `  ${name.padEnd(width)}  ${l}`))
+  );
+  const topics = `Topics (claudius help TOPIC): ${Object.keys(TOPICS).join(", ")}`;
+  return `${renderHelp(RUN_SPEC)}\n\nCommands (claudius help COMMAND):\n${list.join("\n")}\n\n${topics}`;
+}
+
 /**
  * `claudius help [COMMAND]`.
  * @returns 0
@@ -40,7 +51,6 @@ export async function main(argv: string[], host: Host, commands: CommandTable): 
   const [topic, arg] = positionals;
   if (arg !== undefined && topic !== "keys") throw new UsageError(`unexpected argument '${arg}'`);
   if (topic === undefined || topic === "run") {
-    const { topHelp } = await import("./run.ts");
     host.out(topHelp(commands) + "\n");
     return 0;
   }

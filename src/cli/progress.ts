@@ -8,7 +8,7 @@
  */
 import type { Action, Message } from "../core/types.ts";
 import { escapeControls } from "../lib/safe_text.ts";
-import { fmtCost } from "../lib/table.ts";
+import { fmtCost } from "../lib/formats.ts";
 
 /** Where the lines go and how they look. */
 export interface ProgressOptions {

@@ -8,7 +8,8 @@
  */
 import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
-import { resolvePath, sameFile } from "../lib/files.ts";
+import { sameFile } from "../lib/files.ts";
+import { resolvePath } from "../lib/paths.ts";
 import { readUtf8File } from "../lib/text_file.ts";
 import type { Host } from "../core/host.ts";
 import {

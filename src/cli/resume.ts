@@ -10,7 +10,7 @@ import { RUNS_DIR, UsageError } from "./run_flags.ts";
 import { shownPath } from "../lib/safe_text.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
-import { resolvePath } from "../lib/files.ts";
+import { resolvePath } from "../lib/paths.ts";
 import { configSchema } from "./schema.ts";
 import type { Registry } from "../core/episode.ts";
 import { REGISTRY } from "./classes.ts";

@@ -16,7 +16,6 @@ import {
   WORKSPACE_DIR,
 } from "./run_flags.ts";
 import { parseCommandLine } from "../lib/flags.ts";
-import { HELP_WIDTH, renderHelp, wrap } from "../lib/help.ts";
 import { VERSION } from "../core/version.ts";
 import type { CommandTable } from "./command.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
@@ -25,8 +24,6 @@ import { EXIT_CODES, type Host } from "../core/host.ts";
 import { type Classes, type Episode, type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import type { Environment } from "../core/types.ts";
 import { runDisplay } from "./run_display.ts";
-import { checkBeforePrompt } from "./preflight.ts";
-import { TOPICS } from "./help_topics.ts";
 import type { Interrupts } from "../features/interactive/user_io.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 import { onSignals, refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
@@ -71,16 +68,6 @@ async function enclosingRepository(dir: string): Promise<string | undefined> {
 /** The flags of a single run. */
 export const SPEC = RUN_SPEC;
 
-/** `claudius --help`: a run's help, then the commands. */
-export function topHelp(commands: CommandTable): string {
-  const width = Math.max(...Object.keys(commands).map((c) => c.length));
-  const list = Object.entries(commands).flatMap(([name, c]) =>
-    wrap(c.summary, HELP_WIDTH, width + 4).map((l, i) => (i ? l : `  ${name.padEnd(width)}  ${l}`))
-  );
-  const topics = `Topics (claudius help TOPIC): ${Object.keys(TOPICS).join(", ")}`;
-  return `${renderHelp(RUN_SPEC)}\n\nCommands (claudius help COMMAND):\n${list.join("\n")}\n\n${topics}`;
-}
-
 /**
  * `claudius [flags]`: one episode.
  * @returns its exit code
@@ -88,7 +75,7 @@ export function topHelp(commands: CommandTable): string {
  */
 export async function main(argv: string[], host: Host, commands: CommandTable): Promise<number> {
   const { values, positionals } = parseCommandLine(RUN_FLAGS, argv);
-  if (values.help) return (host.out(topHelp(commands) + "\n"), 0);
+  if (values.help) return (host.out((await import("./help.ts")).topHelp(commands) + "\n"), 0);
   if (values.version) return (host.out(`claudius ${VERSION} (${host.origin})\n`), 0);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   // Deno sets up fetch lazily (~10 ms on the first request): done while the config loads instead.
@@ -118,7 +105,7 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
   }
   task ??= typeof config.run.task === "string" ? config.run.task : undefined;
   // What would end the run (no key, no server there) is said before the task is typed.
-  if (task === undefined && canAsk) await checkBeforePrompt(config, host);
+  if (task === undefined && canAsk) await (await import("./preflight.ts")).checkBeforePrompt(config, host);
   // At a terminal the dangerous-command gate asks the person, whatever the agent.
   const patterns = config.agent.confirm_dangerous;
   const gated = canAsk && Array.isArray(patterns) && patterns.length > 0;
@@ -200,7 +187,7 @@ export async function runWithSignals(
     ? onInteractiveSignals(host, session!.io.interrupts, controller.signal, end, again)
     : onSignals(host, end, again);
   const before = resume ? { steps: resume.nCalls, cost: resume.cost } : undefined;
-  const display = runDisplay(config, flags, host, log, before);
+  const display = await runDisplay(config, flags, host, log, before);
   let stepped = false;
   try {
     const deps: EpisodeDeps = {

@@ -1,5 +1,5 @@
 /**
- * What a single run shows on stderr: with `-v` every message whole ({@link formatForDisplay}); by
+ * What a single run shows on stderr: with `-v` every message whole (`display.ts`, loaded then); by
  * default the progress ({@link Progress}: at a terminal each step's commands and results, in a log one
  * line per command); with `-q` nothing but warnings and errors. An interactive run shows its own
  * screen. Then, unless `-q`, the summary with the commands to try next.
@@ -10,8 +10,7 @@ import type { ResolvedConfig } from "../core/config/load.ts";
 import type { Host } from "../core/host.ts";
 import type { Environment, Message, StreamSink } from "../core/types.ts";
 import { resolve } from "node:path";
-import { resolvePath } from "../lib/files.ts";
-import { VerboseDisplay } from "./display.ts";
+import { resolvePath } from "../lib/paths.ts";
 import { Progress } from "./progress.ts";
 import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
 import { shownPath } from "../lib/safe_text.ts";
@@ -67,13 +66,13 @@ export function uncappedNote(config: ResolvedConfig, hostEnv: Record<string, str
  * @param log writes one line to stderr (above an interactive prompt when there is one)
  * @param before a resumed run: the steps and cost of its predecessor
  */
-export function runDisplay(
+export async function runDisplay(
   config: ResolvedConfig,
   flags: Pick<RunFlags, "verbose" | "quiet">,
   host: Host,
   log: (line: string) => void,
   before?: { steps: number; cost: number },
-): RunDisplay {
+): Promise<RunDisplay> {
   const interactive = config.agent.agent_class === "interactive";
   const terminal = host.terminal.stderr;
   const color = terminal && !host.env.NO_COLOR;
@@ -81,6 +80,7 @@ export function runDisplay(
   let stream: StreamSink | undefined;
   if (!interactive && !flags.quiet) {
     if (flags.verbose) {
+      const { VerboseDisplay } = await import("./display.ts");
       const verbose = new VerboseDisplay(log, (text) => host.errText(text), color);
       message = (m) => verbose.message(m);
       stream = (e) => verbose.stream(e);

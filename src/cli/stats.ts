@@ -22,7 +22,8 @@ import { superseded } from "../tools/trajectories/superseded.ts";
 import { safeText, textWidth } from "../lib/text.ts";
 import { wrap } from "../lib/help.ts";
 import { SUBMITTED } from "../tools/trajectories/outcome.ts";
-import { type Column, csvLine, fmtCost, fmtCount, fmtSeconds, fmtShare, renderTable } from "../lib/table.ts";
+import { type Column, csvLine, renderTable } from "../lib/table.ts";
+import { fmtCost, fmtCount, fmtSeconds, fmtShare } from "../lib/formats.ts";
 import { REFERENCE_FLAG, toolIO } from "./tools.ts";
 
 /** The flags of `claudius stats`. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { loadTrajectory } from "../tools/trajectories/load_trajectory.ts";
-import { fmtCost, fmtCount, fmtSeconds } from "../lib/table.ts";
+import { fmtCost, fmtCount, fmtSeconds } from "../lib/formats.ts";
 import { shownPath } from "../lib/safe_text.ts";
 
 /** What the summary is about. */

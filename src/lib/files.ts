@@ -115,16 +115,3 @@ export async function writeOutput(path: string, text: string, stdout: (text: str
     throw new Error(`Cannot write ${path}: ${why}`, { cause: e });
   }
 }
-
-/**
- * `path` against `cwd` unless absolute.
- *
- * @example
- * ```ts
- * import { resolvePath } from "./files.ts";
- * resolvePath("runs/a.json", "/home/me"); // "/home/me/runs/a.json"
- * ```
- */
-export function resolvePath(path: string, cwd: string): string {
-  return path.startsWith("/") ? path : `${cwd}/${path}`;
-}

@@ -6,7 +6,7 @@ import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
 import { COMMANDS, RUN_COMMAND } from "../../src/cli/commands.ts";
 import { renderHelp } from "../../src/lib/help.ts";
 import type { CommandSpec } from "../../src/lib/flags.ts";
-import { topHelp } from "../../src/cli/run.ts";
+import { topHelp } from "../../src/cli/help.ts";
 import { EXIT_MEANINGS, TOPICS } from "../../src/cli/help_topics.ts";
 import { EXIT_CODES } from "../../src/core/host.ts";
 import { PROVIDERS } from "../../src/core/models/providers.ts";

@@ -11,7 +11,7 @@
 import type { Keys } from "../config/keys.ts";
 import { ConfigError } from "../errors.ts";
 import type { Environment } from "../types.ts";
-import { resolvePath } from "../../lib/files.ts";
+import { resolvePath } from "../../lib/paths.ts";
 import {
   BUBBLEWRAP_KEYS,
   CONTREE_KEYS,

@@ -13,7 +13,7 @@
 import { ConfigError } from "../errors.ts";
 import { type ConfigInput, isTree, resolveKeys } from "../config/keys.ts";
 import type { ChatClient, Model } from "../types.ts";
-import { resolvePath } from "../../lib/files.ts";
+import { resolvePath } from "../../lib/paths.ts";
 import { OpenAIClient } from "./openai.ts";
 import type { HttpClientDeps } from "./_http.ts";
 import { OPENAI_KEYS } from "./_keys.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { fmtCost } from "../../lib/table.ts";
+import { fmtCost } from "../../lib/formats.ts";
 import type { Trajectory } from "../trajectories/types.ts";
 import { isSubmitted } from "../trajectories/outcome.ts";
 import { statusText } from "./_pages.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { StepLabels } from "../trajectories/action_types.ts";
-import { fmtCost, fmtCount, fmtSeconds } from "../../lib/table.ts";
+import { fmtCost, fmtCount, fmtSeconds } from "../../lib/formats.ts";
 import type { Step, StepAction, Trajectory } from "../trajectories/types.ts";
 import { type Line, safeLines, safeText, type Style } from "../../lib/text.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { ACTION_TYPES } from "../trajectories/action_types.ts";
-import { fmtCost, fmtSeconds } from "../../lib/table.ts";
+import { fmtCost, fmtSeconds } from "../../lib/formats.ts";
 import { SCRIPT, STYLE, swatchClass } from "./_assets.ts";
 import {
   clip,

@@ -7,7 +7,7 @@
 import type { ChatClient, ChatRequest, Completion, Model } from "../../types.ts";
 import { ConfigError } from "../../errors.ts";
 import { resolveKeys } from "../../config/keys.ts";
-import { resolvePath } from "../../../lib/files.ts";
+import { resolvePath } from "../../../lib/paths.ts";
 import { isFault, loadScript, parseScript, type ScriptReply, toCompletionBody } from "./_script.ts";
 import { SCRIPTED_KEYS } from "../_keys.ts";
 import { chatModel } from "../chat.ts";
