@@ -1,6 +1,6 @@
 /**
  * The shape holds: over the import graph `deno info --json main.ts` reports (code and type imports,
- * dynamic ones included), no cycle, no import against the layer order (lib <- core <- features |
+ * dynamic ones included), no cycle (between files, nor between the folders one level down), no import against the layer order (lib <- core <- features |
  * batch | tools <- cli <- main.ts; features, batch and tools never import each other), no import of
  * another folder's `_private` file (a folder's `extra/` is part of it), `import()` only in `src/cli/` and,
  * in core, for what a config chooses (a registry's class, an `extra/` module, a part of `lib/`), and no
@@ -92,8 +92,28 @@ function cycles(edges: Map<string, { to: string }[]>): string[][] {
 
 const edges = await graph();
 
+/**
+ * The unit one level down a layer: a folder (`core/config`, `tools/report`; an `extra/` inside it is
+ * part of it) or a file directly in the layer (`core/agent.ts`).
+ */
+function unit(path: string): string {
+  if (path === "main.ts") return path;
+  const [, layer = "", second = ""] = path.split("/");
+  return `${layer}/${second}`;
+}
+
 Deno.test("the import graph has no cycle", () => {
   assertEquals(cycles(edges), []);
+});
+
+Deno.test("no cycle between the folders one level down (core/config, core/models, tools/report, ...)", () => {
+  const between = new Map<string, { to: string }[]>();
+  for (const [from, deps] of edges) {
+    const list = between.get(unit(from)) ?? [];
+    for (const { to } of deps) if (unit(to) !== unit(from)) list.push({ to: unit(to) });
+    between.set(unit(from), list);
+  }
+  assertEquals(cycles(between), []);
 });
 
 Deno.test("imports follow the layer order: lib <- core <- features | batch | tools <- cli <- main.ts", () => {

@@ -10,14 +10,18 @@
  *
  * @module
  */
-import { isTree } from "../core/config/keys.ts";
 import { dump } from "js-yaml";
+
 import { errorExitMessage } from "../core/errors.ts";
+
 import { excludedEnding, INFRASTRUCTURE_STATUSES } from "../core/endings.ts";
+
 import { readTrajectory, TrajectoryWriter } from "../core/trajectory.ts";
+
 import type { ExitExtra, Message } from "../core/types.ts";
 import type { DirLock } from "./_claims.ts";
 import { writeFileAtomic } from "../lib/files.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /**
  * Exit statuses that do not finish an instance: the infrastructure failed under it (see
@@ -72,7 +76,9 @@ export function classifyTrajectory(
     {};
   const exited = last?.role === "exit";
   const status = exited && typeof extra.exit_status === "string" ? extra.exit_status : "";
-  const model = isTree(info.config) && isTree(info.config.model) ? info.config.model : undefined;
+  const model = isPlainObject(info.config) && isPlainObject(info.config.model)
+    ? info.config.model
+    : undefined;
   const modelName = model?.model_name;
   const content = String(last?.content ?? "");
   const excluded = excludedEnding({ status, messages: messages.length, content });

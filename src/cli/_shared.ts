@@ -5,22 +5,27 @@
  * @module
  */
 import { readUtf8File } from "../lib/text_file.ts";
+
 import type { RunFlags } from "./run_flags.ts";
 import {
   type ConfigSource,
-  isTree,
   loadConfig,
   namesWholeConfig,
   resolveConfig,
   type ResolvedConfig,
 } from "../core/config/load.ts";
 import { refuseSilentYolo } from "./_silent_yolo.ts";
+
 import { type EndingSignal, SIGNAL_STATUSES } from "../core/errors.ts";
+
 import type { Host } from "../core/host.ts";
 import { configSchema } from "./schema.ts";
+
 import type { Registry } from "../core/episode.ts";
 import { REGISTRY } from "./classes.ts";
+
 import { YAML } from "./components.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /**
  * The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults.
@@ -53,7 +58,7 @@ export async function resolveFlagsConfig(
     host.err,
     { hostEnv, overrides: flags.overrides, implicit },
   );
-  const classSet = sources.some((s) => isTree(s.data.agent) && s.data.agent.agent_class !== undefined);
+  const classSet = sources.some((s) => isPlainObject(s.data.agent) && s.data.agent.agent_class !== undefined);
   const asks = config.agent.mode === "confirm" || config.agent.mode === "human";
   if (atTerminal && !classSet && (asks || (flags.task === undefined && flags.taskFile === undefined))) {
     sources = [{ spec: "the terminal", data: { agent: { agent_class: "interactive" } } }, ...sources];
@@ -61,7 +66,7 @@ export async function resolveFlagsConfig(
   }
   const envClass = config.environment.environment_class;
   const runArgsSet = sources.some((s) =>
-    isTree(s.data.environment) && s.data.environment.run_args !== undefined
+    isPlainObject(s.data.environment) && s.data.environment.run_args !== undefined
   );
   if ((envClass === "docker" || envClass === "podman") && !runArgsSet) {
     const { cpus, memory } = host.machine();

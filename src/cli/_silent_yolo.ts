@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { type ConfigSource, findKeyLine, isTree, type ResolvedConfig } from "../core/config/load.ts";
+import { type ConfigSource, findKeyLine, type ResolvedConfig } from "../core/config/load.ts";
 import { UsageError } from "../lib/flags.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /**
  * Throw a usage error when `agent.mode` is confirm or human: it names the key, where it was set (file
@@ -25,7 +26,7 @@ export function refuseSilentYolo(
 ): void {
   const mode = config.agent.mode;
   if (mode !== "confirm" && mode !== "human") return;
-  const from = sources.findLast((s) => isTree(s.data.agent) && s.data.agent.mode !== undefined);
+  const from = sources.findLast((s) => isPlainObject(s.data.agent) && s.data.agent.mode !== undefined);
   const line = from?.text ? findKeyLine(from.text, ["agent", "mode"]) : undefined;
   const where = !from
     ? "the interactive agent's default"

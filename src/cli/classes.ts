@@ -8,7 +8,7 @@
  * @module
  */
 import type { AgentRow } from "../core/agent.ts";
-import { DEFAULT_AGENT_KEYS, INTERACTIVE_AGENT_KEYS } from "../core/config/interaction_keys.ts";
+import { DEFAULT_AGENT_KEYS, INTERACTIVE_AGENT_KEYS } from "../features/interactive/keys.ts";
 import { CLASSES, type Registry } from "../core/episode.ts";
 
 /** Every agent class, by the name a config gives it. */

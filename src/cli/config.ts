@@ -5,14 +5,20 @@
  * @module
  */
 import { type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
+
 import { renderHelp } from "../lib/help.ts";
-import { isTree } from "../core/config/keys.ts";
+
 import { COMMAND_LINE, type ConfigSource, findKeyLine } from "../core/config/load.ts";
+
 import type { Host } from "../core/host.ts";
 import { redactSecrets } from "../core/redact.ts";
+
 import { EPISODE_FLAGS, GO_ON_FLAGS, runFlags } from "./run_flags.ts";
+
 import { resolveFlagsConfig } from "./_shared.ts";
+
 import { checkEndpoint, describeEndpoint } from "./preflight.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /** The flags of `claudius config`: a run's, so that `check` sees what that run would. */
 export const CONFIG_FLAGS = {
@@ -68,7 +74,7 @@ export async function builtinConfigs(dir: string): Promise<[string, string][]> {
 function origin(sources: ConfigSource[], path: string[]): string {
   const from = sources.findLast((s) => {
     let at: unknown = s.data;
-    for (const key of path) at = isTree(at) ? at[key] : undefined;
+    for (const key of path) at = isPlainObject(at) ? at[key] : undefined;
     return at !== undefined;
   });
   if (!from) return "default";
@@ -82,7 +88,7 @@ function origin(sources: ConfigSource[], path: string[]): string {
 function explain(config: Record<string, unknown>, sources: ConfigSource[]): string[] {
   const lines: string[] = [];
   for (const [section, body] of Object.entries(config)) {
-    if (!isTree(body)) continue;
+    if (!isPlainObject(body)) continue;
     for (const [key, value] of Object.entries(redactSecrets(body))) {
       let shown = JSON.stringify(value) ?? String(value);
       if (shown.length > 60) shown = `${shown.slice(0, 57)}...`;

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { INTERACTIVE_AGENT_KEYS } from "../core/config/interaction_keys.ts";
-import { resolveKeys } from "../core/config/keys.ts";
+import { INTERACTIVE_AGENT_KEYS } from "../features/interactive/keys.ts";
+import { checkRequired, resolveKeys } from "../core/config/keys.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
 import { ConfigError } from "../core/errors.ts";
 import {
@@ -17,6 +17,7 @@ import {
   type EpisodePlug,
   type FinishStep,
   RUN_KEYS,
+  type RunConfig,
   type Saver,
 } from "../core/episode.ts";
 import { MODEL_CLASSES } from "../core/models/classes.ts";
@@ -72,9 +73,12 @@ export async function episodeFeatures(
   const screen = options.interactive?.io.screen;
   const onStream: StreamSink | undefined = screen ? (e) => screen.stream(e) : options.onStream;
   if (onStream) plug.onStream = onStream;
-  const savers = await atifSaver(config, episode, options, deps);
+  // The run section as the loader resolved it (RUN_KEYS have no required key).
+  const run = config.run;
+  checkRequired(RUN_KEYS, run, "run");
+  const savers = await atifSaver(run, episode, options, deps);
   if (savers.length) plug.savers = savers;
-  const finish = await artifactSteps(config, episode.outputPath, options, deps);
+  const finish = await artifactSteps(config, run, episode.outputPath, options, deps);
   if (finish.length) plug.finish = finish;
   if (options.resume) {
     const { resumePlan } = await import("../features/resume/continue_run.ts");
@@ -142,8 +146,8 @@ async function agentPlug(config: ResolvedConfig, options: FeatureOptions): Promi
     }
     const { InteractiveAgent } = await AGENT_CLASSES.interactive.load();
     const { GatedEnvironment } = await import("../features/interactive/gated.ts");
-    const makeAgent: AgentFactory = (input, model, env, deps) => {
-      const own = resolveKeys(INTERACTIVE_AGENT_KEYS, input, "agent");
+    const makeAgent: AgentFactory = (own, model, env, deps) => {
+      checkRequired(INTERACTIVE_AGENT_KEYS, own, "agent");
       // The gate asks through the agent, which needs the gated environment: it is called only later.
       const approve = io.input.canAsk
         ? (action: Action, p: string) => agent.approveDangerous(action, p)
@@ -163,12 +167,12 @@ async function agentPlug(config: ResolvedConfig, options: FeatureOptions): Promi
 
 /** The saver of `run.atif_path`: the trajectory as ATIF v1.7 after every step, next to it when relative. */
 async function atifSaver(
-  config: ResolvedConfig,
+  run: RunConfig,
   episode: Pick<Episode, "outputPath" | "top">,
   options: FeatureOptions,
   deps: Deps,
 ): Promise<Saver[]> {
-  const path = resolveKeys(RUN_KEYS, config.run, "run").atif_path;
+  const path = run.atif_path;
   if (!path) return [];
   const { AtifWriter, checkAtifPath } = await import("../tools/trajectories/atif_writer.ts");
   const out = episode.outputPath;
@@ -188,11 +192,11 @@ async function atifSaver(
 /** The artifacts: `run.save_tarball` / `run.save_patch` when the run allows them, and `--patch FILE`. */
 async function artifactSteps(
   config: ResolvedConfig,
+  run: RunConfig,
   outputPath: string,
   options: FeatureOptions,
   deps: Deps,
 ): Promise<FinishStep[]> {
-  const run = resolveKeys(RUN_KEYS, config.run, "run");
   const patchPath = options.patchPath === undefined ? undefined : resolvePath(options.patchPath, deps.cwd);
   if (!run.save_tarball && !run.save_patch && !patchPath) return [];
   const { checkPatchPath, saveArtifacts } = await import("../features/artifacts.ts");

@@ -9,17 +9,26 @@
  * @module
  */
 import { type CommandSpec, flag, flagsConfig, parseCommandLine, UsageError } from "../lib/flags.ts";
+
 import { renderHelp } from "../lib/help.ts";
+
 import { EXIT_CODES, type Host } from "../core/host.ts";
-import { isTree, resolveKeys } from "../core/config/keys.ts";
+
+import { resolveKeys } from "../core/config/keys.ts";
 import type { ConfigSource, ResolvedConfig } from "../core/config/load.ts";
-import { INTERACTIVE_AGENT_KEYS } from "../core/config/interaction_keys.ts";
+import { INTERACTIVE_AGENT_KEYS } from "../features/interactive/keys.ts";
+
 import { upstreamModelClass } from "../core/models/upstream_classes.ts";
+
 import { upstreamEnvironmentClass } from "../core/environments/classes.ts";
+
 import type { RunFlags } from "./run_flags.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
+
 import { openTerminal, runWithSignals } from "./run.ts";
+
 import { globalConfigDir, setup } from "./mini_global.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /** Upstream's `mini` options, each once (the run's own flag table, not claudius's). */
 export const MINI_FLAGS = {
@@ -164,7 +173,7 @@ export async function upstreamSpecs(specs: readonly string[], host: Host): Promi
 }
 
 const sets = (sources: ConfigSource[], section: string, key: string) =>
-  sources.some((s) => isTree(s.data[section]) && s.data[section][key] !== undefined);
+  sources.some((s) => isPlainObject(s.data[section]) && s.data[section][key] !== undefined);
 
 /**
  * Upstream's defaults of this face where no config says otherwise: the interactive agent (upstream's

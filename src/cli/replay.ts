@@ -7,26 +7,36 @@
  * @module
  */
 import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
+
 import { renderHelp } from "../lib/help.ts";
+
 import { sameFile } from "../lib/files.ts";
+
 import { resolvePath } from "../lib/paths.ts";
+
 import { readUtf8File } from "../lib/text_file.ts";
+
 import type { Host } from "../core/host.ts";
 import {
   checkSource,
   type ConfigSource,
   type ConfigTree,
-  isTree,
   loadSpec,
   mergeTrees,
   resolveConfig,
 } from "../core/config/load.ts";
 import { configSchema } from "./schema.ts";
+
 import { YAML } from "./components.ts";
+
 import { EPISODE_FLAGS } from "./run_flags.ts";
+
 import { readRecording, type Recording } from "../features/replay/recording.ts";
+
 import { REGISTRY } from "./classes.ts";
+
 import { replay, type ReplayOutcome } from "../features/replay/replay_run.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /** The flags of `claudius replay`. */
 export const REPLAY_FLAGS = {
@@ -101,7 +111,7 @@ async function replayConfig(recording: Recording, specs: string[], host: Host) {
   const merged = mergeTrees(...sources.map((s) => s.data));
   const unnamed = recording.config.unknownClasses.filter(({ key }) => {
     const [section = "", selector = ""] = key.split(".");
-    return !isTree(merged[section]) || (merged[section] as ConfigTree)[selector] === undefined;
+    return !isPlainObject(merged[section]) || (merged[section] as ConfigTree)[selector] === undefined;
   });
   if (unnamed.length > 0) {
     const types = unnamed.map(({ key, type, why }) =>

@@ -14,7 +14,6 @@ import {
   type ConfigIO,
   type ConfigSource,
   type ConfigTree,
-  isTree,
   loadSpec,
   mergeTrees,
   resolveConfig,
@@ -23,14 +22,17 @@ import {
 import type { AnyKeyDef } from "../core/config/keys.ts";
 import type { Schema } from "../core/config/schema.ts";
 import { ConfigError } from "../core/errors.ts";
+
 import { REDACTED } from "../core/redact.ts";
+
 import type { Predecessor } from "../features/resume/predecessor.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /** Paths (`model.model_kwargs.extra_headers.Authorization`) of the strings in `tree` holding {@link REDACTED}. */
 export function redactedPaths(tree: unknown, at: string[] = []): string[][] {
   if (typeof tree === "string") return tree.includes(REDACTED) ? [at] : [];
   if (Array.isArray(tree)) return tree.flatMap((v, i) => redactedPaths(v, [...at, String(i)]));
-  if (isTree(tree)) return Object.entries(tree).flatMap(([k, v]) => redactedPaths(v, [...at, k]));
+  if (isPlainObject(tree)) return Object.entries(tree).flatMap(([k, v]) => redactedPaths(v, [...at, k]));
   return [];
 }
 
@@ -39,7 +41,7 @@ function keyDef(schema: Schema, path: string[], tree: ConfigTree): AnyKeyDef | u
   const [section, ...rest] = path;
   const def = section === undefined ? undefined : schema[section];
   if (!def || typeof def === "function") return undefined;
-  const body = isTree(tree[section!]) ? tree[section!] as ConfigTree : {};
+  const body = isPlainObject(tree[section!]) ? tree[section!] as ConfigTree : {};
   const cls = def.selector && typeof body[def.selector] === "string"
     ? String(body[def.selector])
     : def.defaultClass;
@@ -53,8 +55,8 @@ function keyDef(schema: Schema, path: string[], tree: ConfigTree): AnyKeyDef | u
 }
 
 function remove(tree: ConfigTree, path: string[]): void {
-  const parent = path.slice(0, -1).reduce<unknown>((t, k) => (isTree(t) ? t[k] : undefined), tree);
-  if (isTree(parent)) delete parent[path.at(-1)!];
+  const parent = path.slice(0, -1).reduce<unknown>((t, k) => (isPlainObject(t) ? t[k] : undefined), tree);
+  if (isPlainObject(parent)) delete parent[path.at(-1)!];
 }
 
 /**
@@ -80,7 +82,7 @@ export async function resumeConfig(
   // Every class to name at once (an upstream trajectory lacks all three), not one per attempt.
   const unnamed = predecessor.unknownClasses.filter(({ key }) => {
     const [section, selector] = key.split(".") as [string, string];
-    return !isTree(merged[section]) || merged[section][selector] === undefined;
+    return !isPlainObject(merged[section]) || merged[section][selector] === undefined;
   });
   if (unnamed.length > 0) {
     const types = unnamed.map(({ key, type, why }) =>
@@ -129,7 +131,7 @@ const ENDPOINT_KEYS = [["model", "base_url"], ["model", "model_kwargs", "api_bas
  */
 function refuseRecordedEndpoint(spec: string, recorded: ConfigTree, given: ConfigSource[]): void {
   const at = (tree: unknown, path: string[]) =>
-    path.reduce<unknown>((t, k) => (isTree(t) ? t[k] : undefined), tree);
+    path.reduce<unknown>((t, k) => (isPlainObject(t) ? t[k] : undefined), tree);
   for (const path of ENDPOINT_KEYS) {
     const url = at(recorded, path);
     if (typeof url !== "string" || url === "" || given.some((s) => at(s.data, path) !== undefined)) continue;

@@ -131,8 +131,9 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
       : "run.task";
     throw new UsageError(`The task is empty (${from}): nothing to ask the model`);
   }
-  const outputPath = flags.output ?? config.agent.output_path ?? `${RUNS_DIR}/${stamp}.traj.json`;
-  const newFile = flags.output === undefined && typeof config.agent.output_path !== "string";
+  const configured = typeof config.agent.output_path === "string" ? config.agent.output_path : undefined;
+  const outputPath = flags.output ?? configured ?? `${RUNS_DIR}/${stamp}.traj.json`;
+  const newFile = flags.output === undefined && configured === undefined;
   return await runWithSignals(config, { task, outputPath, newFile }, flags, host, session);
 }
 

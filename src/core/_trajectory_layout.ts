@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { isTree } from "./config/keys.ts";
 import type { Json } from "./types.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /** The members of `info` that stay the same during a run, in the order they are written. */
 export const FIXED_INFO = ["config", "mini_version", "claudius_version", "resumed_from"];
@@ -22,7 +22,7 @@ export const MESSAGES_KEY = '\n  },\n  "messages": [';
 
 /** `message` without the `extra` keys in `omit` (the message itself is unchanged). */
 export function without(message: { extra?: unknown }, omit: string[] | undefined): object {
-  const extra = isTree(message.extra) ? message.extra : undefined;
+  const extra = isPlainObject(message.extra) ? message.extra : undefined;
   if (!omit?.length || !extra || !omit.some((k) => k in extra)) return message;
   return { ...message, extra: Object.fromEntries(Object.entries(extra).filter(([k]) => !omit.includes(k))) };
 }

@@ -16,8 +16,7 @@ import {
   type RunResult,
 } from "./agent.ts";
 import type { ResolvedConfig } from "./config/load.ts";
-import { type ConfigOf, type Keys, resolveKeys } from "./config/keys.ts";
-import { DEFAULT_AGENT_KEYS } from "./config/interaction_keys.ts";
+import { checkRequired, type ConfigOf, type Keys } from "./config/keys.ts";
 import { errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "../lib/python/template/template.ts";
 import { TrajectoryWriter } from "./trajectory.ts";
@@ -153,9 +152,12 @@ export interface Episode {
   limits?: GlobalLimits;
 }
 
-/** Builds the agent of an episode from the `agent` section (less its class) and the built parts. */
+/**
+ * Builds the agent of an episode from the `agent` section (less its class, resolved once with the
+ * class's keys, its required keys checked) and the built parts.
+ */
 export type AgentFactory = (
-  input: Record<string, unknown>,
+  config: AgentConfig & Record<string, unknown>,
   model: Model,
   env: Environment,
   deps: AgentDeps,
@@ -227,14 +229,14 @@ async function runStartupCommand(env: Environment, command: unknown, signal?: Ab
   if (out.returncode !== 0) throw new RuntimeError(`Error executing startup command: ${pyRepr(out)}`);
 }
 
-const defaultAgent: AgentFactory = (input, model, env, deps) =>
-  new DefaultAgent(resolveKeys(DEFAULT_AGENT_KEYS, input, "agent"), model, env, deps);
+const defaultAgent: AgentFactory = (config, model, env, deps) => new DefaultAgent(config, model, env, deps);
 
 /** The built parts of an episode and how to save it. */
 async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps, plug: EpisodePlug) {
   const { agent_class: _, ...input } = config.agent;
   // Checked first: a config without prompts is refused before anything is built.
-  const own = resolveKeys(AGENT_KEYS, input, "agent");
+  checkRequired(AGENT_KEYS, input, "agent");
+  const own = structuredClone(input);
   const costLimit = own.cost_limit;
   const { secrets, outputSecrets, redactor } = episodeSecrets(deps.hostEnv, config.model);
   const watched = deps.watch?.message;
@@ -299,7 +301,7 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
     ...(plug.resume ? { startedAt: now() - plug.resume.elapsedMs, initial: plug.resume.initial } : {}),
   };
   const agentEnv = plug.wrapEnv?.(env) ?? env;
-  const agent = await (plug.makeAgent ?? defaultAgent)(input, model, agentEnv, agentDeps);
+  const agent = await (plug.makeAgent ?? defaultAgent)(own, model, agentEnv, agentDeps);
   return { agent, env, writer, info, save, startup, held };
 }
 

@@ -6,8 +6,8 @@
  * @module
  */
 import type { Message } from "./types.ts";
-import { isTree } from "./config/keys.ts";
 import { parseTrajectoryText } from "./trajectory_repair.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 export {
   TRAJECTORY_FORMAT,
@@ -32,8 +32,8 @@ export interface ReadTrajectory {
 export async function readTrajectory(path: string): Promise<ReadTrajectory> {
   const { data, repaired } = parseTrajectoryText(await Deno.readTextFile(path), path);
   const record = Array.isArray(data) ? { messages: data } : data;
-  if (!isTree(record)) throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
-  const info = isTree(record.info) ? record.info : { exit_status: "", submission: "" };
+  if (!isPlainObject(record)) throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
+  const info = isPlainObject(record.info) ? record.info : { exit_status: "", submission: "" };
   if (!Array.isArray(record.messages)) throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);
   return { data: { ...record, messages: record.messages as Message[], info }, repaired };
 }

@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { isTree } from "./config/keys.ts";
 import type { DefaultAgent } from "./agent.ts";
 import { redactSecrets } from "./redact.ts";
+
 import { VERSION } from "./version.ts";
+import { isPlainObject } from "../lib/json.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
 export const UPSTREAM_VERSION = "2.4.6";
@@ -131,7 +132,7 @@ function recordedConfig(
     model_type: agent.model.type,
     environment: agent.env.config,
     environment_type: agent.env.type,
-    ...(isTree(mechanisms) ? mechanisms : {}),
+    ...(isPlainObject(mechanisms) ? mechanisms : {}),
     ...(extras.startupCommand ? { run: { env_startup_command: extras.startupCommand } } : {}),
   }, secrets);
   lastConfig.set(agent, { from, config });

@@ -48,7 +48,20 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return isPlainObject(value) && isJson(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/**
+ * True for a plain object: a mapping as JSON and YAML make it (not an array, not null, not a class
+ * instance such as a `Date`). The one guard for "a plain object" everywhere in claudius.
+ *
+ * @example
+ * ```ts
+ * import { isPlainObject } from "./json.ts";
+ * isPlainObject({ a: 1 }); // true
+ * isPlainObject([1]); // false
+ * ```
+ */
+export function isPlainObject(value: Json | undefined): value is JsonObject;
+export function isPlainObject(value: unknown): value is Record<string, unknown>;
+export function isPlainObject(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;

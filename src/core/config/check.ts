@@ -7,11 +7,16 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
+
 import { checkTemplate, TemplateError } from "../../lib/python/template/template.ts";
+
 import { nearestKey } from "../../lib/spelling.ts";
-import { invalidReason, isTree, type Keys, mergeTrees } from "./keys.ts";
+
+import { invalidReason, type Keys, mergeTrees } from "./keys.ts";
 import { loadedSections, loadSections, type Schema, sectionKeys } from "./schema.ts";
+
 import { isSecretName, REDACTED, redactSecrets, redactText } from "../redact.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** A plain nested mapping, as YAML and JSON produce. */
 export type ConfigTree = Record<string, unknown>;
@@ -162,7 +167,7 @@ function checkKeys(
         throw new ConfigError(`Config key '${name}' in ${at}: ${e.message}`);
       }
     }
-    if (def.type === "section" && def.keys && isTree(value)) {
+    if (def.type === "section" && def.keys && isPlainObject(value)) {
       checkKeys(source, [...path, key], value, def.keys, undefined, io);
     }
     if (def.inert && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
@@ -203,7 +208,7 @@ export async function checkSource(
       continue;
     }
     if (body === null || body === undefined) continue;
-    if (!isTree(body)) {
+    if (!isPlainObject(body)) {
       throw new ConfigError(`Config section '${section}' in ${where(source, [section])} must be a mapping`);
     }
     checkKeys(source, [section], body, sectionKeys(def), def.selector, { warn, unknown: found });
@@ -230,6 +235,6 @@ export async function checkSources(
   if (unknown.size === 0) return;
   const run = mergeTrees(...sources.map((s) => s.data)).run;
   const [first] = unknown.values();
-  if (first && (strict || (isTree(run) && run.strict_config === true))) throw unknownKeyError(first);
+  if (first && (strict || (isPlainObject(run) && run.strict_config === true))) throw unknownKeyError(first);
   for (const u of unknown.values()) warn(unknownKeyWarning(u));
 }

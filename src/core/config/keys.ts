@@ -8,6 +8,7 @@
  * @example
  * ```ts
  * import { type ConfigOf, type Keys, resolveKeys } from "./keys.ts";
+
  * const KEYS = {
  *   timeout: { type: "number", default: 30, min: 0, doc: "Seconds one action may run." },
  *   image: { type: "string", doc: "Container image." },
@@ -19,10 +20,14 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
+
 import type { Json } from "../types.ts";
 import { redactSecrets } from "../redact.ts";
+
 import { decimalNumber } from "../../lib/flags.ts";
+
 import { stringifyPythonJson } from "../../lib/python/pyjson.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** The value types a key may hold. */
 export type KeyType =
@@ -107,11 +112,6 @@ export type SectionOr<D extends AnyKeyDef> = D extends { type: "section"; keys: 
   ? ConfigOf<S>
   : ValueOf<D["type"]>;
 
-/** True for a plain mapping (not an array, not null). */
-export function isTree(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
 /** Deepest nesting a config value may have: YAML files get the parser's bound (js-yaml's `maxDepth`). */
 export const MAX_CONFIG_DEPTH = 100;
 
@@ -141,7 +141,7 @@ export function mergeTrees(...trees: Record<string, unknown>[]): Record<string, 
   for (const tree of trees) {
     for (const [key, value] of Object.entries(tree)) {
       const prev = out[key];
-      out[key] = isTree(prev) && isTree(value) ? mergeTrees(prev, value) : value;
+      out[key] = isPlainObject(prev) && isPlainObject(value) ? mergeTrees(prev, value) : value;
     }
   }
   return out;
@@ -173,11 +173,11 @@ function typeOk(type: KeyType, value: unknown): boolean {
     case "string[]":
       return Array.isArray(value) && value.every((v) => typeof v === "string");
     case "string-map":
-      return isTree(value) &&
+      return isPlainObject(value) &&
         Object.values(value).every((v) => ["string", "number", "boolean"].includes(typeof v));
     case "object":
     case "section":
-      return isTree(value);
+      return isPlainObject(value);
     case "list":
       return Array.isArray(value);
     case "string|null":
@@ -214,7 +214,7 @@ export function invalidReason(def: KeyDef, value: unknown): string | undefined {
 
 /** A key's value as the component receives it: environment maps stringified, lists copied. */
 function normalise(def: KeyDef, value: unknown): unknown {
-  if (def.type === "string-map" && isTree(value)) {
+  if (def.type === "string-map" && isPlainObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
   }
   return structuredClone(value);
@@ -272,4 +272,27 @@ export function resolveKeys<const T extends Keys>(
     }
   }
   return out as ConfigOf<T>;
+}
+
+/**
+ * The section a component reads, checked once more for its required keys: the loader resolved it with
+ * the chosen class's keys (types checked, defaults and environment stand-ins applied) but left required
+ * keys unset, since a batch fills some per instance. Nothing is resolved again; a missing key fails as
+ * resolving would.
+ *
+ * @param keys the component's keys (those of the class the section was resolved with, or fewer)
+ * @param section the resolved section
+ * @param where the dotted prefix for messages, e.g. `agent`
+ * @throws {ConfigError} naming the first required key that is still missing
+ */
+export function checkRequired<const T extends Keys>(
+  keys: T,
+  section: Record<string, unknown>,
+  where: string,
+): asserts section is ConfigOf<T> & Record<string, unknown> {
+  for (const [name, def] of Object.entries(keys)) {
+    if (section[name] !== undefined || def.inert || !def.required) continue;
+    const how = typeof def.required === "string" ? def.required : def.doc;
+    throw new ConfigError(`Missing config key '${where}.${name}' (${how})`);
+  }
 }

@@ -6,14 +6,18 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
-import { ConfigError } from "../errors.ts";
-import { checkDepth, isTree, mergeTrees, resolveKeys } from "./keys.ts";
-import { loadedSections, type Schema } from "./schema.ts";
-import type { AgentConfig } from "../agent.ts";
-import { checkSources, COMMAND_LINE, type ConfigSource, type ConfigTree, where } from "./check.ts";
-import { parsedBuiltin } from "./_builtin_parsed.ts";
 
-export { isTree, mergeTrees };
+import { ConfigError } from "../errors.ts";
+
+import { checkDepth, mergeTrees, resolveKeys } from "./keys.ts";
+import { loadedSections, type Schema } from "./schema.ts";
+
+import { checkSources, COMMAND_LINE, type ConfigSource, type ConfigTree, where } from "./check.ts";
+
+import { parsedBuiltin } from "./_builtin_parsed.ts";
+import { isPlainObject } from "../../lib/json.ts";
+
+export { mergeTrees };
 export {
   CHECK_KEYS,
   checkSource,
@@ -26,14 +30,14 @@ export {
 } from "./check.ts";
 
 /**
- * The merged, validated config with the chosen classes' defaults applied, one mapping per section.
- * Required keys may still be missing (a batch fills some per instance): the components check them
- * when they are built. Sections a feature defines (`mechanisms`) are present when a config names
- * them; their feature reads them with its own keys.
+ * The merged, validated config with the chosen classes' defaults applied, one mapping per section,
+ * each resolved once with its class's keys. Required keys may still be missing (a batch fills some per
+ * instance): the components check them when they are built (`checkRequired`), and read the section as
+ * it is. Sections a feature defines (`mechanisms`) are present when a config names them.
  */
 export interface ResolvedConfig {
   /** The `agent:` section and the class it names. */
-  agent: ConfigTree & Partial<AgentConfig> & { agent_class: string };
+  agent: ConfigTree & { agent_class: string };
   /** The `environment:` section and the class it names. */
   environment: ConfigTree & { environment_class: string };
   /** The `model:` section and the class it names. */
@@ -111,7 +115,7 @@ export function parseKeyValue(spec: string): ConfigTree {
   }
   checkDepth(value, `-c ${spec.slice(0, eq)}=...`);
   const tree = keys.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
-  return isTree(tree) ? tree : {};
+  return isPlainObject(tree) ? tree : {};
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -194,7 +198,9 @@ export async function loadSpec(
     }
   }
   if (data === undefined || data === null) data = {};
-  if (!isTree(data)) throw new ConfigError(`Cannot load config ${path}: the top level must be a mapping`);
+  if (!isPlainObject(data)) {
+    throw new ConfigError(`Cannot load config ${path}: the top level must be a mapping`);
+  }
   return { spec, path, text, data };
 }
 
@@ -202,7 +208,7 @@ export async function loadSpec(
 function setter(sources: ConfigSource[], section: string, key: string): ConfigSource | undefined {
   return sources.findLast((s) => {
     const body = s.data[section];
-    return isTree(body) && body[key] !== undefined;
+    return isPlainObject(body) && body[key] !== undefined;
   });
 }
 
@@ -217,9 +223,10 @@ export function resolveConfig(
 ): ResolvedConfig {
   const merged = mergeTrees(...sources.map((s) => s.data));
   const out: Record<string, ConfigTree> = {};
+  const classes: Record<string, string> = {};
   for (const [section, def] of loadedSections(options.schema)) {
     const given = merged[section];
-    const body = isTree(given) ? given : {};
+    const body = isPlainObject(given) ? given : {};
     const chosen = def.selector ? body[def.selector] : undefined;
     const cls = typeof chosen === "string" ? chosen : def.defaultClass;
     const keys = def.classes[cls];
@@ -251,9 +258,21 @@ export function resolveConfig(
       options.warn?.(standIn.note);
       resolved = standIn.translate(resolved, body);
     }
+    if (def.selector) classes[section] = standIn?.runsAs ?? cls;
     out[section] = def.selector ? { [def.selector]: standIn?.runsAs ?? cls, ...resolved } : resolved;
   }
-  return out as unknown as ResolvedConfig;
+  const chosen = (section: string) => {
+    const cls = classes[section];
+    if (cls === undefined) throw new TypeError(`Cannot resolve config: the schema has no ${section} classes`);
+    return cls;
+  };
+  return {
+    ...out,
+    agent: { ...out.agent, agent_class: chosen("agent") },
+    environment: { ...out.environment, environment_class: chosen("environment") },
+    model: { ...out.model, model_class: chosen("model") },
+    run: out.run ?? {},
+  };
 }
 
 /**

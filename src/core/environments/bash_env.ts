@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { isTree } from "../config/keys.ts";
 import type { Environment } from "../types.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -25,6 +25,7 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
  * @example
  * ```ts
  * import { withoutBashEnv } from "./bash_env.ts";
+
  * withoutBashEnv(["bash", "-c"], { BASH_ENV: "/root/.bashrc" });
  * // { env: {}, shellPrefix: "export BASH_ENV='/root/.bashrc'; " }
  * ```
@@ -55,7 +56,9 @@ export async function warnSlowBashEnv(
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const rc = isTree(config.env) && typeof config.env.BASH_ENV === "string" ? config.env.BASH_ENV : undefined;
+  const rc = isPlainObject(config.env) && typeof config.env.BASH_ENV === "string"
+    ? config.env.BASH_ENV
+    : undefined;
   if (rc === undefined || (config.environment_class ?? "local") === "local") return;
   const timeout = Number(config.timeout) || 0;
   const limit = timeout > 0 ? Math.min(timeout, 15) : 15;

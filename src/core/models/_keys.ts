@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { type ConfigOf, isTree, type Keys } from "../config/keys.ts";
+import type { ConfigOf, Keys } from "../config/keys.ts";
 import { CHAT_MODEL_KEYS } from "./model.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Deadline of one request attempt when neither `request_timeout` nor `model_kwargs.timeout` is set. */
 export const DEFAULT_REQUEST_TIMEOUT = 600;
@@ -151,7 +152,9 @@ const ENTRIES = {
   nonEmpty: true,
   required: "list the models to choose from, one model config each: [{model_name: ...}, ...]",
   check: (v: unknown[]) =>
-    v.every((e) => isTree(e)) ? undefined : "must be a list of model configs (mappings with model_name, ...)",
+    v.every((e) => isPlainObject(e))
+      ? undefined
+      : "must be a list of model configs (mappings with model_name, ...)",
   doc: "The models to choose from, each a model config of its own (`model_name`, `model_class`, " +
     "`model_kwargs`, ...); the templates set beside this list are each entry's defaults.",
 } as const;

@@ -7,9 +7,10 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
+
 import type { Json } from "../types.ts";
-import { isObject } from "./_wire.ts";
 import { stringifyPythonJson } from "../../lib/python/pyjson.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** litellm's parameters that claudius interprets. */
 const INTERPRETED = new Set([
@@ -181,7 +182,7 @@ function apiKey(
 
 function headers(value: Json | undefined): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (!isObject(value) || !Object.values(value).every((v) => typeof v === "string")) {
+  if (!isPlainObject(value) || !Object.values(value).every((v) => typeof v === "string")) {
     throw kwargError("extra_headers", "must map names to strings");
   }
   return value as Record<string, string>;
@@ -189,7 +190,7 @@ function headers(value: Json | undefined): Record<string, string> {
 
 function mapping(key: string, value: Json | undefined): { [key: string]: Json } {
   if (value === undefined || value === null) return {};
-  if (!isObject(value)) throw kwargError(key, "must be a mapping");
+  if (!isPlainObject(value)) throw kwargError(key, "must be a mapping");
   return value;
 }
 

@@ -7,11 +7,15 @@
  * @module
  */
 import { ApiError } from "../errors.ts";
+
 import type { Json, StreamSink } from "../types.ts";
 import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
+
 import { after } from "../../lib/timers.ts";
-import { isObject, MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
+
+import { MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
 import { BodyDecodeError, decodedBody } from "./_decode.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** What a {@link Transport} needs. */
 export interface TransportOptions {
@@ -345,9 +349,9 @@ function providerMessage(text: string): string {
   } catch {
     return oneLine(text);
   }
-  if (isObject(data)) {
+  if (isPlainObject(data)) {
     const error = data.error;
-    for (const candidate of [isObject(error) ? error.message : error, data.message, data.detail]) {
+    for (const candidate of [isPlainObject(error) ? error.message : error, data.message, data.detail]) {
       if (typeof candidate === "string") return oneLine(candidate);
     }
   }

@@ -4,7 +4,9 @@
  * @module
  */
 import { parsePythonJson } from "../../lib/python/pyjson.ts";
+
 import type { Completion, Json, ReplyMessage, ToolCall } from "../types.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** A chat-completion body, checked and split into the parts the clients need. */
 export interface ParsedBody {
@@ -70,10 +72,12 @@ export function parseCompletionBody(body: string | Json): ParsedBody {
   } else {
     data = body;
   }
-  const choice = isObject(data) && Array.isArray(data.choices) ? data.choices[0] : undefined;
-  const raw = isObject(choice) ? choice.message : undefined;
-  const usage = isObject(data) && isObject(data.usage) ? data.usage : undefined;
-  const finish = isObject(choice) && typeof choice.finish_reason === "string" ? choice.finish_reason : null;
+  const choice = isPlainObject(data) && Array.isArray(data.choices) ? data.choices[0] : undefined;
+  const raw = isPlainObject(choice) ? choice.message : undefined;
+  const usage = isPlainObject(data) && isPlainObject(data.usage) ? data.usage : undefined;
+  const finish = isPlainObject(choice) && typeof choice.finish_reason === "string"
+    ? choice.finish_reason
+    : null;
   const served = (problem: string): ParsedBody => ({
     message: { role: "assistant", content: null },
     finish_reason: finish,
@@ -81,11 +85,11 @@ export function parseCompletionBody(body: string | Json): ParsedBody {
     body: data,
     problem,
   });
-  if (!isObject(raw)) {
-    const error = isObject(data) ? data.error : undefined;
-    if (error !== undefined && error !== null && !isObject(choice)) {
-      const text = isObject(error) ? error.message : error;
-      const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+  if (!isPlainObject(raw)) {
+    const error = isPlainObject(data) ? data.error : undefined;
+    if (error !== undefined && error !== null && !isPlainObject(choice)) {
+      const text = isPlainObject(error) ? error.message : error;
+      const code = isPlainObject(error) ? Number(error.code ?? error.status) : NaN;
       throw new ProviderErrorBody(
         `provider error in a 200 body: ${oneLine(typeof text === "string" ? text : JSON.stringify(error))}`,
         Number.isInteger(code) ? code : undefined,
@@ -119,16 +123,16 @@ function textContent(content: Json | undefined): string | null | undefined {
   let text = "";
   for (const part of content) {
     if (typeof part === "string") text += part;
-    else if (isObject(part) && typeof part.text === "string") text += part.text;
-    else if (!isObject(part)) return undefined; // other parts (images, reasoning) carry no text
+    else if (isPlainObject(part) && typeof part.text === "string") text += part.text;
+    else if (!isPlainObject(part)) return undefined; // other parts (images, reasoning) carry no text
   }
   return text;
 }
 
 /** A tool call normalised as litellm does, or what is wrong with it. */
 function toToolCall(call: Json): ToolCall | string {
-  const fn = isObject(call) ? call.function : undefined;
-  if (!isObject(call) || !isObject(fn)) return "is not a function call";
+  const fn = isPlainObject(call) ? call.function : undefined;
+  if (!isPlainObject(call) || !isPlainObject(fn)) return "is not a function call";
   if (call.type !== undefined && call.type !== null && call.type !== "function") {
     return "is not a function call";
   }
@@ -172,21 +176,21 @@ export function parseResponsesBody(text: string): ParsedResponse {
   } catch {
     throw new MalformedBodyError(`Cannot parse response: body is not JSON (${snippet(text)})`);
   }
-  if (!isObject(data) || !Array.isArray(data.output) || !data.output.every(isObject)) {
-    const error = isObject(data) && isObject(data.error) ? data.error.message : undefined;
+  if (!isPlainObject(data) || !Array.isArray(data.output) || !data.output.every(isPlainObject)) {
+    const error = isPlainObject(data) && isPlainObject(data.error) ? data.error.message : undefined;
     const why = typeof error === "string" ? `: provider error: ${oneLine(error)}` : "";
     throw new MalformedBodyError(`Cannot parse response: body has no output list${why}`);
   }
   const status = typeof data.status === "string" ? data.status : null;
   const details = data.incomplete_details;
-  const finish = status === "incomplete" && isObject(details) && details.reason === "max_output_tokens"
+  const finish = status === "incomplete" && isPlainObject(details) && details.reason === "max_output_tokens"
     ? "length"
     : status;
   return {
     body: data,
     output: data.output as { [key: string]: Json }[],
     finish_reason: finish,
-    usage: isObject(data.usage) ? data.usage : undefined,
+    usage: isPlainObject(data.usage) ? data.usage : undefined,
   };
 }
 
@@ -199,11 +203,6 @@ export function parseResponsesBody(text: string): ParsedResponse {
  */
 export function parseJson(text: string): Json {
   return parsePythonJson(text) as Json;
-}
-
-/** True for a JSON object (not an array, not null). */
-export function isObject(value: Json | undefined): value is { [key: string]: Json } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Collapse whitespace and cut to `max` characters, for one-line messages. */

@@ -11,17 +11,25 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-import { type ConfigInput, isTree, resolveKeys } from "../config/keys.ts";
+
+import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import type { ChatClient, Model } from "../types.ts";
 import { resolvePath } from "../../lib/paths.ts";
+
 import { OpenAIClient } from "./openai.ts";
+
 import type { HttpClientDeps } from "./_http.ts";
 import { OPENAI_KEYS } from "./_keys.ts";
+
 import { type Protocol, PROVIDERS } from "./providers.ts";
+
 import { cacheControlMode } from "./_cache_control.ts";
+
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "./model.ts";
+
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type { HttpModelClient, ModelContext } from "./model_class.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 export type { HttpClientDeps } from "./_http.ts";
 export type { Gateway, GatewayHeaders, HeaderRule } from "./extra/_gateways.ts";
@@ -45,7 +53,7 @@ const PROTOCOL_CLIENTS: Record<
 function protocolOf(input: ConfigInput<typeof OPENAI_KEYS>): Protocol {
   const name = typeof input.model_name === "string" ? input.model_name : "";
   const kwargs = input.model_kwargs;
-  const custom = isTree(kwargs) ? kwargs.custom_llm_provider : undefined;
+  const custom = isPlainObject(kwargs) ? kwargs.custom_llm_provider : undefined;
   const prefix = typeof custom === "string"
     ? custom
     : name.includes("/")
@@ -176,7 +184,7 @@ export async function chatModel(
     : undefined;
   const format = row.format === "text" ? "text" : "toolcall";
   const multimodal = await multimodalRegex(config);
-  return new ChatModel(config, counted, format, row.type, regex, multimodal);
+  return new ChatModel(config, counted, format, row.type, regex, multimodal, deps.now);
 }
 
 /** The registry's constructor of the HTTP chat classes (`openai`, `litellm_textbased`, ...; see `classes.ts`). */

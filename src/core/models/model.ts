@@ -181,6 +181,7 @@ export class ChatModel implements Model {
    * serialisation instead of re-serialising the whole history every step.
    */
   readonly #sent = new WeakMap<Message, WireMessage>();
+  readonly #now: () => number;
 
   /**
    * A model over `client`, its templates and action format fixed by `config` and `format`.
@@ -190,6 +191,7 @@ export class ChatModel implements Model {
    * @param type class name recorded in the trajectory
    * @param actionRegex text mode: `action_regex` compiled by {@link compileActionRegex}
    * @param multimodalRegex `multimodal_regex` compiled by `compileMultimodalRegex`, when it is set
+   * @param now the wall clock in milliseconds, for the messages' `timestamp` (default `Date.now`)
    * @throws {TypeError} when a regex the config needs was not given compiled
    */
   constructor(
@@ -199,7 +201,9 @@ export class ChatModel implements Model {
     type: string,
     actionRegex?: PyRegex,
     multimodalRegex?: PyRegex,
+    now: () => number = Date.now,
   ) {
+    this.#now = now;
     const own = resolveKeys(CHAT_MODEL_KEYS, config, "model");
     this.#formatErrorTemplate = own.format_error_template ??
       (format === "text" ? DEFAULT_TEXT_FORMAT_ERROR : DEFAULT_TOOLCALL_FORMAT_ERROR);
@@ -238,7 +242,7 @@ export class ChatModel implements Model {
     return {
       ...completion.message,
       role: "assistant",
-      extra: { actions, response: completion.response, cost: completion.cost, timestamp: Date.now() / 1000 },
+      extra: { actions, response: completion.response, cost: completion.cost, timestamp: this.#now() / 1000 },
     };
   }
 
@@ -253,7 +257,7 @@ export class ChatModel implements Model {
         actions: [],
         response: completion.response,
         cost: completion.cost,
-        timestamp: Date.now() / 1000,
+        timestamp: this.#now() / 1000,
       },
     };
   }
@@ -345,7 +349,7 @@ export class ChatModel implements Model {
       const extra: ObservationExtra = {
         raw_output: output.output,
         returncode: output.returncode,
-        timestamp: Date.now() / 1000,
+        timestamp: this.#now() / 1000,
         exception_info: output.exception_info,
         ...output.extra,
       };

@@ -86,6 +86,8 @@ export interface ModelDeps {
   limits?: GlobalLimits;
   /** Receives streamed replies as they arrive (`model.stream`). */
   onStream?: StreamSink;
+  /** The wall clock in milliseconds, for the messages' timestamps (default `Date.now`). */
+  now?: () => number;
   /** Random numbers in [0, 1) for `roulette` (default `Math.random`). */
   random?: () => number;
   /**

@@ -8,21 +8,21 @@ import type { InputItem } from "./model_class.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
+
 import type { RetryPolicy } from "./_retry.ts";
-import {
-  completionOf,
-  isObject,
-  parseCompletionBody,
-  type ParsedResponse,
-  parseResponsesBody,
-} from "./_wire.ts";
+import { completionOf, parseCompletionBody, type ParsedResponse, parseResponsesBody } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
+
 import { Transport } from "./_transport.ts";
+
 import type { OPENAI_KEYS } from "./_keys.ts";
 import type { ConfigInput } from "../config/keys.ts";
 import { type ClientRoute, type HttpClientDeps, httpSetup } from "./_http.ts";
+
 import { ANY_PARAMS, chatParams, openaiRules } from "./_kwargs.ts";
+
 import type { EndpointCheck } from "./extra/_probe.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** What the client needs from the outside world (see {@link HttpClientDeps}). */
 export type OpenAIClientDeps = HttpClientDeps;
@@ -196,6 +196,6 @@ export class OpenAIClient implements ChatClient {
 function responsesParams(params: { [key: string]: Json }): { [key: string]: Json } {
   const { reasoning_effort: effort, ...rest } = params;
   if (effort === undefined || effort === null) return rest;
-  const reasoning = isObject(rest.reasoning) ? rest.reasoning : {};
+  const reasoning = isPlainObject(rest.reasoning) ? rest.reasoning : {};
   return { ...rest, reasoning: { effort, ...reasoning } };
 }

@@ -10,7 +10,7 @@
  */
 import { type AgentDeps, DefaultAgent } from "../../core/agent.ts";
 import { checkSubmission } from "../../core/submission.ts";
-import type { InteractiveConfig } from "../../core/config/interaction_keys.ts";
+import type { InteractiveConfig } from "./keys.ts";
 import {
   exitMessage,
   Interrupted,

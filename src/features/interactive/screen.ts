@@ -6,12 +6,14 @@
  *
  * @module
  */
-import { isTree } from "../../core/config/keys.ts";
 import { escapeControls } from "../../lib/safe_text.ts";
+
 import type { Action, Message } from "../../core/types.ts";
 import type { StreamEvent } from "../../core/types.ts";
 import { escape, paint } from "../../lib/term/markup.ts";
+
 import { formatFixed2 } from "./_texts.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Where the screen writes. */
 export interface ScreenOutput {
@@ -249,5 +251,5 @@ export class Screen {
 }
 
 function isAction(a: unknown): a is Action {
-  return isTree(a) && typeof a.command === "string";
+  return isPlainObject(a) && typeof a.command === "string";
 }

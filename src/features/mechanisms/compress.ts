@@ -7,18 +7,19 @@
  * @module
  */
 import { renderTemplate } from "../../lib/python/template/template.ts";
+
 import type { MechanismExtra, Message } from "../../core/types.ts";
 import type { Loop, Mechanism, MechanismContext } from "./mechanism.ts";
 import type { ContextWindow } from "./_window.ts";
-import { isTree } from "../../core/config/keys.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** `usage.prompt_tokens` of the latest response among `messages` (format errors included), if any. */
 export function lastPromptTokens(messages: readonly Message[]): number | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const response = messages[i]?.extra?.response;
     if (response === undefined) continue;
-    const usage = isTree(response) ? response.usage : undefined;
-    return isTree(usage) && typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : undefined;
+    const usage = isPlainObject(response) ? response.usage : undefined;
+    return isPlainObject(usage) && typeof usage.prompt_tokens === "number" ? usage.prompt_tokens : undefined;
   }
   return undefined;
 }
@@ -104,11 +105,11 @@ async function compact(
 function restoredLog(messages: readonly Message[]): Compaction[] {
   const log: Compaction[] = [];
   for (const m of messages) {
-    const extra = isTree(m.extra) ? m.extra : undefined;
+    const extra = isPlainObject(m.extra) ? m.extra : undefined;
     if (m.role === "user" && extra?.side_call === "compression") {
       log.push({ prompt_tokens: Number(extra.prompt_tokens), summary_chars: 0 });
     }
-    const cm = isTree(extra?.context_management) ? extra.context_management : undefined;
+    const cm = isPlainObject(extra?.context_management) ? extra.context_management : undefined;
     if (m.role !== "system" || cm?.type !== "compaction") continue;
     const summary = messages[Number(cm.summary_message)];
     log.push({

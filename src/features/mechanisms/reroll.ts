@@ -6,11 +6,13 @@
  *
  * @module
  */
-import { isTree } from "../../core/config/keys.ts";
 import { submissionOf } from "../../core/submission.ts";
+
 import { InterruptAgentFlow } from "../../core/errors.ts";
+
 import type { Mechanism, MechanismContext } from "./mechanism.ts";
 import { SAFE_GIT } from "../../lib/safe_git.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Ends the turn of an attempt that is being rerolled (its messages are already appended). */
 export class Rerolled extends InterruptAgentFlow {}
@@ -59,11 +61,11 @@ export function reroll({ config, window }: MechanismContext): Mechanism {
     },
     restore(messages) {
       for (const m of messages) {
-        const cm = isTree(m.extra) && isTree(m.extra.context_management)
+        const cm = isPlainObject(m.extra) && isPlainObject(m.extra.context_management)
           ? m.extra.context_management
           : undefined;
         if (m.role !== "system" || cm?.type !== "reroll") continue;
-        const previous = isTree(cm.previous) ? cm.previous : undefined;
+        const previous = isPlainObject(cm.previous) ? cm.previous : undefined;
         rerolls.push({
           attempt,
           submission: String(previous?.submission ?? ""),

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Where two messages first differ. */
 export interface FieldDifference {
@@ -19,16 +20,15 @@ export interface FieldDifference {
 }
 
 type Tree = Record<string, unknown>;
-const isTree = (v: unknown): v is Tree => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * `replayed` with the recording's `extra.timestamp` (the clock is not compared): the recorded value
  * in its place, or none where the recording has none (a file whose clock readings were taken out).
  */
 export function withRecordedClock(replayed: unknown, recorded: unknown): unknown {
-  if (!isTree(replayed) || !isTree(recorded) || !isTree(replayed.extra)) return replayed;
+  if (!isPlainObject(replayed) || !isPlainObject(recorded) || !isPlainObject(replayed.extra)) return replayed;
   const ours = replayed.extra.timestamp;
-  const theirs = isTree(recorded.extra) ? recorded.extra.timestamp : undefined;
+  const theirs = isPlainObject(recorded.extra) ? recorded.extra.timestamp : undefined;
   if (typeof ours !== "number" || ours === theirs) return replayed;
   if (typeof theirs === "number") return { ...replayed, extra: { ...replayed.extra, timestamp: theirs } };
   if (theirs !== undefined) return replayed;
@@ -97,7 +97,7 @@ export function firstDifference(
       replayed: shown(replayed[n]),
     };
   }
-  if (isTree(recorded) && isTree(replayed)) {
+  if (isPlainObject(recorded) && isPlainObject(replayed)) {
     // Another kind of message altogether: say so, and show the start of each.
     const kind = (m: Tree) => m.role ?? m.type;
     if (path === "" && kind(recorded) !== kind(replayed)) {

@@ -9,12 +9,16 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
-import { isTree } from "../../core/config/load.ts";
+
 import { readTrajectory } from "../../core/trajectory.ts";
+
 import type { ExecOutput, Json, Message } from "../../core/types.ts";
-import { isJson, isJsonObject, type JsonObject } from "../../lib/json.ts";
+import { isJson, isJsonObject, isPlainObject, type JsonObject } from "../../lib/json.ts";
+
 import { UsageError } from "../../lib/flags.ts";
+
 import { isV1, type RecordedConfig, recordedConfig } from "../resume/recorded_config.ts";
+
 import type { Registry } from "../../core/episode.ts";
 
 /** One recorded model call. */
@@ -58,9 +62,9 @@ export interface Recording {
   top: Record<string, Json>;
 }
 
-const extraOf = (m: Message): Record<string, unknown> => isTree(m.extra) ? m.extra : {};
+const extraOf = (m: Message): Record<string, unknown> => isPlainObject(m.extra) ? m.extra : {};
 /** A message's fields by name, the Responses API's (`type`, `object`, `call_id`) included. */
-const fieldsOf = (m: Message): Record<string, unknown> => isTree(m) ? m : {};
+const fieldsOf = (m: Message): Record<string, unknown> => isPlainObject(m) ? m : {};
 /** The keys of an observation's `extra` the model layer writes itself; the others came with the output. */
 const OWN_KEYS = new Set(["raw_output", "returncode", "timestamp", "exception_info"]);
 
@@ -132,15 +136,15 @@ export async function readRecording(path: string, registry: Registry): Promise<R
     throw new UsageError(`Cannot replay ${path}: ${errorMessage(e)} (not a trajectory?)`);
   });
   const messages = data.messages;
-  const info: Record<string, unknown> = isTree(data.info) ? data.info : {};
+  const info: Record<string, unknown> = isPlainObject(data.info) ? data.info : {};
   const cannot = (why: string) => new UsageError(`Cannot replay ${path}: ${why}`);
   if (isV1(data, messages)) {
     throw cannot("it is an upstream v1 trajectory (mini-swe-agent-1), which keeps no raw command outputs");
   }
   const config = recordedConfig(info, false, path, "replay", registry);
   if (!config.tree) throw cannot("it records no config (info.config), which a replay runs with");
-  const recorded = isTree(info.config) ? info.config : {};
-  if (isTree(recorded.mechanisms) && Object.keys(recorded.mechanisms).length > 0) {
+  const recorded = isPlainObject(info.config) ? info.config : {};
+  if (isPlainObject(recorded.mechanisms) && Object.keys(recorded.mechanisms).length > 0) {
     throw cannot("it ran with mechanisms (info.config.mechanisms), which a replay does not drive");
   }
   if (messages.length < 2) throw cannot("it has no task messages (the run never reached the model)");

@@ -7,9 +7,8 @@
  * @module
  */
 import { asError, errorMessage } from "../../lib/errors.ts";
-import { DefaultAgent } from "../../core/agent.ts";
-import { DEFAULT_AGENT_KEYS } from "../../core/config/interaction_keys.ts";
-import { resolveKeys } from "../../core/config/keys.ts";
+import { AGENT_KEYS, DefaultAgent } from "../../core/agent.ts";
+import { checkRequired } from "../../core/config/keys.ts";
 import type { ResolvedConfig } from "../../core/config/load.ts";
 import { ConfigError } from "../../core/errors.ts";
 import { type EpisodeDeps, runEpisode } from "../../core/episode.ts";
@@ -66,7 +65,8 @@ async function recoverVars(options: ReplayOptions, session: ReplaySession, env: 
     deps.classes?.models,
   );
   const { agent_class: _, ...input } = config.agent;
-  const probe = new DefaultAgent(resolveKeys(DEFAULT_AGENT_KEYS, input, "agent"), model, env);
+  checkRequired(AGENT_KEYS, input, "agent");
+  const probe = new DefaultAgent(input, model, env);
   const vars = probe.templateVars({ task: options.task ?? tok.task });
   const found: Record<string, string> = {};
   let unread = false;
@@ -119,12 +119,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
       { ...deps, runId: "replay", clients: session.clients, environment: env },
       {
         makeAgent: (input, model, environment, agentDeps) =>
-          agent = new DefaultAgent(
-            resolveKeys(DEFAULT_AGENT_KEYS, input, "agent"),
-            new CheckedModel(model, session),
-            environment,
-            agentDeps,
-          ),
+          agent = new DefaultAgent(input, new CheckedModel(model, session), environment, agentDeps),
       },
     );
   } catch (e) {

@@ -8,8 +8,8 @@
  * @module
  */
 import type { ConfigTree } from "../../core/config/load.ts";
-import { isTree } from "../../core/config/load.ts";
 import type { Message } from "../../core/types.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** v1's defaults of the agent keys that moved to the model in v2. */
 const V1_DEFAULTS = {
@@ -22,9 +22,9 @@ const V1_DEFAULTS = {
 export function isV1(data: Record<string, unknown>, messages: readonly Message[]): boolean {
   if (data.trajectory_format === "mini-swe-agent-1") return true;
   if (data.trajectory_format !== undefined) return false;
-  return isTree(data.info) && typeof data.info.mini_version === "string" &&
+  return isPlainObject(data.info) && typeof data.info.mini_version === "string" &&
     data.info.claudius_version === undefined &&
-    !messages.some((m) => isTree(m.extra) && Array.isArray(m.extra.actions));
+    !messages.some((m) => isPlainObject(m.extra) && Array.isArray(m.extra.actions));
 }
 
 /**
@@ -36,7 +36,7 @@ export function v1Messages(messages: readonly Message[]): Message[] {
     const record = m as unknown as Record<string, unknown>;
     if (!("timestamp" in record)) return m;
     const { timestamp, ...rest } = record;
-    const extra = isTree(rest.extra) ? rest.extra : {};
+    const extra = isPlainObject(rest.extra) ? rest.extra : {};
     return { ...rest, extra: { timestamp, ...extra } } as unknown as Message;
   });
 }

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { isTree } from "../../core/config/keys.ts";
 import type { DefaultAgent, RunResult } from "../../core/agent.ts";
 import type { ResumePlan } from "../../core/episode.ts";
 import type { Action, Message, UserMessage, Vars } from "../../core/types.ts";
 import type { ResumeState } from "./predecessor.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** `extra.interrupt_type` of the message that tells the model its environment was restarted. */
 export const RESTARTED = "EnvironmentRestarted";
@@ -76,7 +76,7 @@ export function recordedCommands(
     m.extra.actions.forEach((action, k) => {
       const observation = messages[i + 1 + k];
       const code = observation?.role === "tool" || observation?.role === "user"
-        ? (isTree(observation.extra) ? observation.extra.returncode : undefined)
+        ? (isPlainObject(observation.extra) ? observation.extra.returncode : undefined)
         : undefined;
       out.push([{ command: action.command }, typeof code === "number" ? code : undefined]);
     });

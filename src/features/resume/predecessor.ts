@@ -6,18 +6,22 @@
  * @module
  */
 import type { ConfigSource } from "../../core/config/load.ts";
-import { isTree } from "../../core/config/load.ts";
 import { isV1, v1Exit, v1Messages } from "./_upstream_v1.ts";
+
 import { type RecordedConfig, recordedConfig } from "./recorded_config.ts";
+
 import type { Registry } from "../../core/episode.ts";
 import type { AssistantMessage, Json, Message } from "../../core/types.ts";
 import type { ResumeLink } from "../../core/trajectory_info.ts";
 
 export type { ResumeLink };
 import { UsageError } from "../../lib/flags.ts";
+
 import { type ReadTrajectory, readTrajectory } from "../../core/trajectory.ts";
+
 import { errorMessage } from "../../lib/errors.ts";
-import { isJson } from "../../lib/json.ts";
+
+import { isJson, isPlainObject } from "../../lib/json.ts";
 
 /** The state a resumed run starts from. */
 export interface ResumeState {
@@ -55,7 +59,7 @@ export interface Predecessor {
 }
 
 const isObservation = (m: Message) =>
-  m.role === "tool" || (m.role === "user" && isTree(m.extra) && "raw_output" in m.extra);
+  m.role === "tool" || (m.role === "user" && isPlainObject(m.extra) && "raw_output" in m.extra);
 
 /**
  * Read a trajectory for resuming it.
@@ -72,12 +76,12 @@ export async function readPredecessor(path: string, registry: Registry): Promise
         "let that run end first",
     );
   }
-  const info: Record<string, unknown> = isTree(data.info) ? data.info : {};
+  const info: Record<string, unknown> = isPlainObject(data.info) ? data.info : {};
   const v1 = isV1(data, data.messages);
   const { messages, status } = historyOf(path, v1 ? v1Messages(data.messages) : data.messages, info, v1);
   const { tree, unknownClasses, notes } = recordedConfig(info, v1, path, "resume", registry);
   const pending = pendingStep(messages);
-  const stats = isTree(info.model_stats) ? info.model_stats : {};
+  const stats = isPlainObject(info.model_stats) ? info.model_stats : {};
   const counted = countCalls(messages);
   const nCalls = typeof stats.api_calls === "number" ? stats.api_calls : counted.calls;
   const cost = typeof stats.instance_cost === "number" ? stats.instance_cost : counted.cost;
@@ -139,7 +143,7 @@ function historyOf(
   info: Record<string, unknown>,
   v1: boolean,
 ): { messages: Message[]; status: string } {
-  const stray = all.findIndex((m) => !isTree(m) || typeof m.role !== "string");
+  const stray = all.findIndex((m) => !isPlainObject(m) || typeof m.role !== "string");
   if (stray >= 0) {
     throw new UsageError(`Cannot resume ${path}: its message ${stray + 1} has no role (not a trajectory?)`);
   }
@@ -208,7 +212,7 @@ function trailingFormatErrors(messages: Message[]): number {
   let n = 0;
   for (let i = messages.length - 1; i >= 0; i--, n++) {
     const m = messages[i]!;
-    if (m.role !== "user" || !isTree(m.extra) || m.extra.interrupt_type !== "FormatError") break;
+    if (m.role !== "user" || !isPlainObject(m.extra) || m.extra.interrupt_type !== "FormatError") break;
   }
   return n;
 }
@@ -218,10 +222,11 @@ function countCalls(messages: Message[]): { calls: number; cost: number } {
   let calls = 0;
   let cost = 0;
   for (const m of messages) {
-    const formatError = m.role === "user" && isTree(m.extra) && m.extra.interrupt_type === "FormatError";
+    const formatError = m.role === "user" && isPlainObject(m.extra) &&
+      m.extra.interrupt_type === "FormatError";
     if (m.role !== "assistant" && !formatError) continue;
     calls++;
-    cost += Number(isTree(m.extra) ? m.extra.cost ?? 0 : 0) || 0;
+    cost += Number(isPlainObject(m.extra) ? m.extra.cost ?? 0 : 0) || 0;
   }
   return { calls, cost };
 }
@@ -232,7 +237,7 @@ function recordedSpan(messages: Message[]): number {
   let first = Infinity;
   let last = -Infinity;
   for (const m of messages) {
-    const t = Number(isTree(m.extra) ? m.extra.timestamp : undefined);
+    const t = Number(isPlainObject(m.extra) ? m.extra.timestamp : undefined);
     if (!Number.isFinite(t) || t <= 0) continue;
     if (t < first) first = t;
     if (t > last) last = t;

@@ -7,12 +7,15 @@
  * @module
  */
 import type { ConfigTree } from "../../core/config/load.ts";
-import { isTree } from "../../core/config/load.ts";
 import type { Registry } from "../../core/episode.ts";
 import { UPSTREAM_MODEL_CLASSES, upstreamModelClass } from "../../core/models/upstream_classes.ts";
+
 import { upstreamEnvironmentClass } from "../../core/environments/classes.ts";
+
 import { UsageError } from "../../lib/flags.ts";
+
 import { v1Sections } from "./_upstream_v1.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 export { isV1 } from "./_upstream_v1.ts";
 
@@ -68,11 +71,13 @@ export function recordedConfig(
   action: string,
   registry: Registry,
 ): RecordedConfig {
-  const recorded = isTree(info.config) ? info.config : undefined;
+  const recorded = isPlainObject(info.config) ? info.config : undefined;
   const unknownClasses: RecordedConfig["unknownClasses"] = [];
   const notes: string[] = [];
   if (!recorded) return { unknownClasses, notes };
-  if (!isTree(recorded.agent) || !isTree(recorded.model) || !isTree(recorded.environment)) {
+  if (
+    !isPlainObject(recorded.agent) || !isPlainObject(recorded.model) || !isPlainObject(recorded.environment)
+  ) {
     throw new UsageError(`Cannot ${action} ${path}: its info.config lacks agent, model or environment`);
   }
   const withClass = (kind: "agent" | "model" | "environment") => {
@@ -93,7 +98,7 @@ export function recordedConfig(
     environment: withClass("environment"),
   };
   // Other recorded sections (`run`, and the opt-in ones) as they are.
-  for (const [k, v] of Object.entries(recorded)) if (isTree(v) && !(k in tree)) tree[k] = v;
+  for (const [k, v] of Object.entries(recorded)) if (isPlainObject(v) && !(k in tree)) tree[k] = v;
   return { tree, unknownClasses, notes };
 }
 

@@ -14,7 +14,7 @@ import {
   type ParallelOptions,
   type ReadFailure,
 } from "../trajectories/map_trajectories.ts";
-import type { ReportTrajectory } from "./report_trajectory.ts";
+import type { ReportTrajectory } from "../trajectories/report_trajectory.ts";
 import { superseded } from "../trajectories/superseded.ts";
 
 /** One set of runs: the trajectories found under one path. */

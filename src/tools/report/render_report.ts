@@ -24,7 +24,7 @@ import {
 import type { ReportData, ReportSet } from "./collect_report.ts";
 import { rateSection } from "./_rate_charts.ts";
 import { median } from "../../lib/median.ts";
-import { type ReportTrajectory, SHAPE_CODES } from "./report_trajectory.ts";
+import { type ReportTrajectory, SHAPE_CODES } from "../trajectories/report_trajectory.ts";
 
 /** Options of {@link renderReport}. */
 export interface RenderOptions {

@@ -7,18 +7,14 @@
  */
 import type { ToolCall } from "../../core/types.ts";
 import type { StoredMessage, Tokens } from "./types.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** A plain object (not an array, not null). */
 export type Rec = Record<string, unknown>;
 
-/** True for a plain object. */
-export function isRec(x: unknown): x is Rec {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-
 /** `x` as a record, else an empty one. */
 export function rec(x: unknown): Rec {
-  return isRec(x) ? x : {};
+  return isPlainObject(x) ? x : {};
 }
 
 /** `x` when it is a finite number. */
@@ -43,12 +39,14 @@ export function str(x: unknown): string | undefined {
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((part) => (isRec(part) && typeof part.text === "string" ? part.text : "")).join("");
+  return content.map((part) => (isPlainObject(part) && typeof part.text === "string" ? part.text : "")).join(
+    "",
+  );
 }
 
 /** The Responses API output items of a message that is a whole response (`output: [...]`). */
 function outputItems(m: Rec): Rec[] {
-  return Array.isArray(m.output) ? m.output.filter(isRec) : [];
+  return Array.isArray(m.output) ? m.output.filter(isPlainObject) : [];
 }
 
 /** A reply's text: its content, or the text of its Responses API `message` items. */
@@ -71,7 +69,7 @@ export function replyReasoning(m: Rec): string | undefined {
 /** A reply's tool calls, as chat-completions `ToolCall`s (Responses API `function_call` items mapped). */
 export function replyToolCalls(m: Rec): ToolCall[] {
   if (Array.isArray(m.tool_calls)) {
-    return m.tool_calls.filter(isRec).map((c) => {
+    return m.tool_calls.filter(isPlainObject).map((c) => {
       const f = rec(c.function);
       return {
         id: String(c.id ?? ""),
@@ -93,14 +91,14 @@ export function replyToolCalls(m: Rec): ToolCall[] {
 /** The raw API response of a reply: `extra.response`, or the message itself when it is a response. */
 export function replyResponse(m: Rec): Rec {
   const response = rec(m.extra).response;
-  if (isRec(response)) return response;
+  if (isPlainObject(response)) return response;
   return Array.isArray(m.output) ? m : {};
 }
 
 /** Token counts from a response's `usage` (chat completions, Responses API, Anthropic's names); negative ones count as 0. */
 export function usageOf(response: Rec): Tokens | undefined {
   const u = response.usage;
-  if (!isRec(u)) return undefined;
+  if (!isPlainObject(u)) return undefined;
   const promptDetails = rec(u.prompt_tokens_details ?? u.input_tokens_details);
   const completionDetails = rec(u.completion_tokens_details ?? u.output_tokens_details);
   return {
@@ -116,7 +114,7 @@ export function usageOf(response: Rec): Tokens | undefined {
 /** The first choice's assistant message of a chat-completions response. */
 export function responseMessage(response: Rec): Rec | undefined {
   const choice = Array.isArray(response.choices) ? response.choices[0] : undefined;
-  return isRec(choice) && isRec(choice.message) ? choice.message : undefined;
+  return isPlainObject(choice) && isPlainObject(choice.message) ? choice.message : undefined;
 }
 
 /** A response's finish reason (chat completions) or status (Responses API). */

@@ -10,7 +10,6 @@ import {
   contentText,
   count,
   finishReasonOf,
-  isRec,
   num,
   observationCallId,
   observationText,
@@ -26,6 +25,7 @@ import {
   usageOf,
 } from "./_message.ts";
 import type { ExitInfo, Observation, Step, StepAction, StoredMessage, TrajectoryConfig } from "./types.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Upstream v1's default action block, and v2's text-mode one: what a legacy file without config used. */
 const LEGACY_ACTION = /```(?:bash|mswea_bash_command)\s*\n(.*?)\n```/gs;
@@ -172,7 +172,7 @@ function stepV2(msgs: StoredMessage[], first: StoredMessage, span: StepSpan): St
     };
   }
   const step = emptyStep(number, start, end, first);
-  const actions = Array.isArray(extra.actions) ? extra.actions.filter(isRec) : [];
+  const actions = Array.isArray(extra.actions) ? extra.actions.filter(isPlainObject) : [];
   const observations: Observation[] = [];
   for (const [k, m] of msgs.slice(start + 1, end).entries()) {
     const i = start + 1 + k;

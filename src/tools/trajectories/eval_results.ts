@@ -18,6 +18,7 @@
  * @module
  */
 import { findFiles } from "../../lib/files.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** One instance's evaluation. */
 export interface EvalResult {
@@ -37,9 +38,6 @@ export function resultOf(results: EvalResults, id: string): EvalResult | undefin
   return results.get(id) ?? (results.unlistedUnresolved ? { resolved: false } : undefined);
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
-
 /**
  * Read an evaluator's results (any format listed in the module doc; a directory is searched for
  * ProgramBench `*.eval.json` files).
@@ -47,6 +45,7 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
  * @example
  * ```ts ignore
  * import { loadEvalResults } from "./eval_results.ts";
+
  * const results = await loadEvalResults("gpt-5.run1.json"); // a SWE-bench report
  * results.get("django__django-11099")?.resolved;
  * ```
@@ -85,7 +84,7 @@ export async function loadEvalResults(path: string): Promise<EvalResults> {
   } catch {
     return jsonl(text, path);
   }
-  if (path.endsWith(".eval.json") && isRecord(data) && Array.isArray(data.test_results)) {
+  if (path.endsWith(".eval.json") && isPlainObject(data) && Array.isArray(data.test_results)) {
     const id = path.slice(path.lastIndexOf("/") + 1).replace(/\.eval\.json$/, "");
     return new Map([[id, programBenchEval(data, path)]]);
   }
@@ -110,7 +109,7 @@ export function parseEvalResults(data: unknown, source: string): EvalResults {
     }
     return Object.assign(results, { unlistedUnresolved: true });
   }
-  if (!isRecord(data)) throw bad("not a JSON object or list");
+  if (!isPlainObject(data)) throw bad("not a JSON object or list");
   if (Array.isArray(data.resolved_ids)) {
     for (const [key, ids] of Object.entries(data)) {
       if (!key.endsWith("_ids") || !Array.isArray(ids) || key === "submitted_ids") continue;
@@ -124,13 +123,13 @@ export function parseEvalResults(data: unknown, source: string): EvalResults {
   for (const [id, value] of Object.entries(data)) {
     if (typeof value === "boolean") results.set(id, { resolved: value });
     else if (typeof value === "number") results.set(id, { resolved: value >= 1, score: value });
-    else if (isRecord(value) && typeof value.resolved === "boolean") {
+    else if (isPlainObject(value) && typeof value.resolved === "boolean") {
       const score = typeof value.score === "number" ? value.score : undefined;
       results.set(
         id,
         score === undefined ? { resolved: value.resolved } : { resolved: value.resolved, score },
       );
-    } else if (isRecord(value) && Object.values(value).every((v) => typeof v === "boolean")) {
+    } else if (isPlainObject(value) && Object.values(value).every((v) => typeof v === "boolean")) {
       const tests = Object.values(value) as boolean[];
       const passed = tests.filter(Boolean).length;
       results.set(id, {
@@ -152,7 +151,7 @@ function jsonl(text: string, path: string): EvalResults {
     } catch {
       throw new SyntaxError(`Cannot read results ${path}:${i + 1}: not JSON (nor JSONL)`);
     }
-    if (!isRecord(record) || typeof record.instance_id !== "string") {
+    if (!isPlainObject(record) || typeof record.instance_id !== "string") {
       throw new SyntaxError(
         `Cannot read results ${path}:${i + 1}: expected {"instance_id": ..., "resolved": ...}`,
       );
@@ -168,12 +167,12 @@ function jsonl(text: string, path: string): EvalResults {
 
 /** One ProgramBench `*.eval.json`: resolved when every counted test passed and no error was recorded. */
 function programBenchEval(data: unknown, source: string): EvalResult {
-  if (!isRecord(data) || !Array.isArray(data.test_results)) {
+  if (!isPlainObject(data) || !Array.isArray(data.test_results)) {
     throw new SyntaxError(`Cannot read results ${source}: not a ProgramBench eval (no test_results)`);
   }
   let passed = 0, counted = 0;
   for (const t of data.test_results) {
-    const status = isRecord(t) ? t.status : undefined;
+    const status = isPlainObject(t) ? t.status : undefined;
     if (status === "skipped") continue;
     counted++;
     if (status === "passed") passed++;

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { contentText, count, isRec, observationCallId, type Rec, rec, roleOf, str } from "./_message.ts";
+import { contentText, count, observationCallId, type Rec, rec, roleOf, str } from "./_message.ts";
 import { readSteps } from "./_steps.ts";
+
 import type {
   ExitInfo,
   Step,
@@ -17,6 +18,7 @@ import type {
   TrajectoryFormat,
   TrajectoryTotals,
 } from "./types.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Options of {@link parseTrajectory}. */
 export interface ParseOptions {
@@ -32,6 +34,7 @@ export interface ParseOptions {
  * @example
  * ```ts
  * import { parseTrajectory } from "./parse_trajectory.ts";
+
  * const fence = "`".repeat(3); // a fence written out would end this example
  * const t = parseTrajectory([
  *   { role: "system", content: "You are..." },
@@ -86,13 +89,13 @@ function shapeOf(
   where: string,
 ): { messages: StoredMessage[]; info: Rec; top: Rec; format: TrajectoryFormat } {
   if (Array.isArray(data)) return { messages: messageList(data, where), info: {}, top: {}, format: "list" };
-  if (!isRec(data) || !Array.isArray(data.messages)) {
+  if (!isPlainObject(data) || !Array.isArray(data.messages)) {
     throw new SyntaxError(`Cannot read ${where}: not a trajectory (expected a messages list)`);
   }
   const { messages: _, info, trajectory_format, ...top } = data;
   const messages = messageList(data.messages, where);
   const format = trajectory_format === "mini-swe-agent-1" ||
-      (trajectory_format === undefined && !messages.some((x) => isRec(x.extra)))
+      (trajectory_format === undefined && !messages.some((x) => isPlainObject(x.extra)))
     ? "mini-swe-agent-1"
     : "mini-swe-agent-1.1";
   return { messages, info: rec(info), top, format };
@@ -100,8 +103,8 @@ function shapeOf(
 
 /** The list, when every entry is an object. @throws {SyntaxError} naming the first that is not */
 function messageList(list: unknown[], where: string): StoredMessage[] {
-  if (list.every(isRec)) return list;
-  const bad = list.findIndex((m) => !isRec(m));
+  if (list.every(isPlainObject)) return list;
+  const bad = list.findIndex((m) => !isPlainObject(m));
   throw new SyntaxError(`Cannot read ${where}: message ${bad + 1} is not an object`);
 }
 
@@ -110,7 +113,7 @@ function actionFormatOf(msgs: StoredMessage[]): "toolcall" | "text" {
   return msgs.some((m) =>
       roleOf(m) === "tool" || observationCallId(m) !== undefined ||
       (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) ||
-      (Array.isArray(m.output) && m.output.some((o) => isRec(o) && o.type === "function_call"))
+      (Array.isArray(m.output) && m.output.some((o) => isPlainObject(o) && o.type === "function_call"))
     )
     ? "toolcall"
     : "text";

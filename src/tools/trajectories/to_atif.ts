@@ -17,9 +17,11 @@
  * @module
  */
 import { BASH_TOOL } from "../../core/models/model.ts";
+
 import type { Json } from "../../core/types.ts";
-import { isJsonObject } from "../../lib/json.ts";
-import { contentText, isRec, roleOf } from "./_message.ts";
+import { isJsonObject, isPlainObject } from "../../lib/json.ts";
+
+import { contentText, roleOf } from "./_message.ts";
 import type { Step, StoredMessage, Trajectory } from "./types.ts";
 
 /** The schema version written and validated. */
@@ -203,7 +205,9 @@ export interface AtifOptions {
  * @example
  * ```ts ignore
  * import { loadTrajectory } from "./load_trajectory.ts";
+
  * import { toAtif } from "./to_atif.ts";
+
  * const atif = toAtif(await loadTrajectory("runs/x.traj.json"));
  * atif.steps.filter((s) => s.source === "agent").length; // the model calls
  * ```
@@ -269,7 +273,7 @@ function atifSteps(t: Trajectory, copied: number): AtifStep[] {
   };
   const other = (m: StoredMessage, index: number) => {
     const role = roleOf(m);
-    const x = isRec(m.extra) ? m.extra : {};
+    const x = isPlainObject(m.extra) ? m.extra : {};
     // A restart of the context (compression, reroll): its marker, then copies of the first messages.
     const extra: Record<string, Json> = role === "user" || role === "system" ? {} : { role };
     if (isJsonObject(x.context_management)) extra.context_management = x.context_management;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { reportMapper } from "../report/report_trajectory.ts";
+import { reportMapper } from "./report_trajectory.ts";
 import type { ClassifyOptions } from "./action_types.ts";
 import { trajectoryStats } from "./trajectory_stats.ts";
 import type { Trajectory } from "./types.ts";

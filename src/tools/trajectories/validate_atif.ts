@@ -9,11 +9,9 @@
  * @module
  */
 import { ATIF_VERSION } from "./to_atif.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 type Check = (value: unknown, path: string, problems: string[]) => void;
-
-const isObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
 
 const string: Check = (v, p, out) => {
   if (typeof v !== "string") out.push(`${p}: must be a string`);
@@ -28,7 +26,7 @@ const bool: Check = (v, p, out) => {
   if (typeof v !== "boolean") out.push(`${p}: must be true or false`);
 };
 const extra: Check = (v, p, out) => {
-  if (!isObject(v)) out.push(`${p}: must be an object`);
+  if (!isPlainObject(v)) out.push(`${p}: must be an object`);
 };
 const array = (item: Check): Check => (v, p, out) => {
   if (!Array.isArray(v)) out.push(`${p}: must be a list`);
@@ -46,7 +44,7 @@ const timestamp: Check = (v, p, out) => {
 /** An object with exactly these keys (`required` ones must be present); none may be null. */
 function object(fields: Record<string, Check>, required: string[] = []): Check {
   return (v, p, out) => {
-    if (!isObject(v)) {
+    if (!isPlainObject(v)) {
       out.push(`${p}: must be an object`);
       return;
     }
@@ -125,24 +123,24 @@ function trajectory(v: unknown, p: string, out: string[]): void {
     subagent_trajectories: array(trajectory),
     extra,
   }, ["schema_version", "agent", "steps"])(v, p, out);
-  if (!isObject(v) || !Array.isArray(v.steps)) return;
+  if (!isPlainObject(v) || !Array.isArray(v.steps)) return;
   if (v.steps.length === 0) out.push(`${p}.steps: must hold at least one step`);
   v.steps.forEach((s, i) => {
-    if (!isObject(s)) return;
+    if (!isPlainObject(s)) return;
     const at = `${p}.steps[${i}]`;
     if (s.step_id !== i + 1) out.push(`${at}.step_id: must be ${i + 1} (ids run 1, 2, 3, ... in order)`);
     if (s.source !== "agent") {
       for (const k of AGENT_ONLY) if (k in s) out.push(`${at}.${k}: only agent steps may carry it`);
     }
     const ids = Array.isArray(s.tool_calls)
-      ? s.tool_calls.map((c) => (isObject(c) ? c.tool_call_id : undefined))
+      ? s.tool_calls.map((c) => (isPlainObject(c) ? c.tool_call_id : undefined))
       : [];
     if (new Set(ids).size !== ids.length) out.push(`${at}.tool_calls: tool_call_id values must be unique`);
-    const results = isObject(s.observation) && Array.isArray(s.observation.results)
+    const results = isPlainObject(s.observation) && Array.isArray(s.observation.results)
       ? s.observation.results
       : [];
     results.forEach((r, k) => {
-      if (isObject(r) && r.source_call_id !== undefined && !ids.includes(r.source_call_id)) {
+      if (isPlainObject(r) && r.source_call_id !== undefined && !ids.includes(r.source_call_id)) {
         out.push(
           `${at}.observation.results[${k}].source_call_id: '${r.source_call_id}' names no tool call of this step`,
         );
@@ -157,6 +155,7 @@ function trajectory(v: unknown, p: string, out: string[]): void {
  * @example
  * ```ts
  * import { validateAtif } from "./validate_atif.ts";
+
  * validateAtif({ schema_version: "ATIF-v1.7", agent: { name: "a", version: "1" }, steps: [] });
  * // ["$.steps: must hold at least one step"]
  * ```

@@ -9,7 +9,7 @@ import { GatedEnvironment, refusalText } from "../../../src/features/interactive
 import { LocalEnvironment } from "../../../src/core/environments/local.ts";
 import { configIO } from "../../_support/episode.ts";
 import { resolveKeys } from "../../../src/core/config/keys.ts";
-import { INTERACTION_KEYS } from "../../../src/core/config/interaction_keys.ts";
+import { INTERACTION_KEYS } from "../../../src/features/interactive/keys.ts";
 
 const DANGEROUS = [
   "rm -rf /",

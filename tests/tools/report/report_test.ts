@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { parseTrajectory } from "../../../src/tools/trajectories/parse_trajectory.ts";
-import { reportTrajectory } from "../../../src/tools/report/report_trajectory.ts";
+import { reportTrajectory } from "../../../src/tools/trajectories/report_trajectory.ts";
 import { renderReport } from "../../../src/tools/report/render_report.ts";
 import { SCRIPT, STYLE } from "../../../src/tools/report/_assets.ts";
 import { strip } from "../../../src/tools/report/_svg.ts";

@@ -7,7 +7,7 @@ import { syntheticTrajectory } from "../../_support/synthetic_trajectory.ts";
 import { parseTrajectory } from "../../../src/tools/trajectories/parse_trajectory.ts";
 import { totalStats, trajectoryStats } from "../../../src/tools/trajectories/trajectory_stats.ts";
 import { compareRuns } from "../../../src/tools/trajectories/compare_runs.ts";
-import { reportTrajectory } from "../../../src/tools/report/report_trajectory.ts";
+import { reportTrajectory } from "../../../src/tools/trajectories/report_trajectory.ts";
 import { fillEntry, newEntry } from "../../../src/tools/inspect/_index.ts";
 import type { Trajectory } from "../../../src/tools/trajectories/types.ts";
 

@@ -8,8 +8,9 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
+
 import type { Json } from "../../types.ts";
-import { isObject } from "../_wire.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 type Block = { [key: string]: Json };
 
@@ -157,7 +158,7 @@ export function anthropicParams(
       if (typeof value === "string" && validUserId(value)) fields.metadata = { user_id: value };
     } else fields[key] = value;
   }
-  if (parallel !== undefined && !(isObject(toolChoice) && toolChoice.type === "none")) {
+  if (parallel !== undefined && !(isPlainObject(toolChoice) && toolChoice.type === "none")) {
     toolChoice = { ...(toolChoice ?? { type: "auto" }), disable_parallel_tool_use: !parallel };
   }
   if (toolChoice !== undefined) fields.tool_choice = toolChoice;
@@ -198,7 +199,7 @@ function dropParam(
 /** `max_tokens` when none is given: room for the answer past a thinking budget, else the model's maximum. */
 function defaultMaxTokens(thinking: Json | undefined, model: string): number {
   const budget =
-    isObject(thinking) && thinking.type === "enabled" && typeof thinking.budget_tokens === "number"
+    isPlainObject(thinking) && thinking.type === "enabled" && typeof thinking.budget_tokens === "number"
       ? thinking.budget_tokens
       : undefined;
   if (budget !== undefined) return budget + ANSWER_TOKENS;
@@ -211,8 +212,8 @@ function mapToolChoice(value: Json): Block | undefined {
   if (value === "auto") return { type: "auto" };
   if (value === "required") return { type: "any" };
   if (value === "none") return { type: "none" };
-  if (isObject(value)) {
-    const name = isObject(value.function) ? value.function.name : undefined;
+  if (isPlainObject(value)) {
+    const name = isPlainObject(value.function) ? value.function.name : undefined;
     if (typeof name === "string") return { type: "tool", name };
   }
   return undefined;

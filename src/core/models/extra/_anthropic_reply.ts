@@ -11,16 +11,11 @@
  * @module
  */
 import type { Json, ReplyMessage, ToolCall } from "../../types.ts";
-import {
-  isObject,
-  MalformedBodyError,
-  oneLine,
-  type ParsedBody,
-  parseJson,
-  ProviderErrorBody,
-} from "../_wire.ts";
+import { MalformedBodyError, oneLine, type ParsedBody, parseJson, ProviderErrorBody } from "../_wire.ts";
 import { pyJsonDumps } from "../../../lib/python/pyjson.ts";
+
 import type { StreamSink } from "./_stream.ts";
+import { isPlainObject, type JsonObject } from "../../../lib/json.ts";
 
 type Obj = { [key: string]: Json };
 
@@ -50,8 +45,8 @@ const FINISH: Readonly<Record<string, string>> = {
 
 /** An Anthropic error object (`{"type": "error", "error": {"type", "message"}}`) as a provider error. */
 export function anthropicError(data: Json, where: string): ProviderErrorBody | undefined {
-  if (!isObject(data) || (data.type !== "error" && data.error === undefined)) return undefined;
-  const error = isObject(data.error) ? data.error : {};
+  if (!isPlainObject(data) || (data.type !== "error" && data.error === undefined)) return undefined;
+  const error = isPlainObject(data.error) ? data.error : {};
   const type = typeof error.type === "string" ? error.type : "error";
   const message = typeof error.message === "string" ? error.message : JSON.stringify(data.error ?? data);
   return new ProviderErrorBody(`provider error ${where}: ${type}: ${oneLine(message)}`, ERROR_STATUS[type]);
@@ -79,9 +74,11 @@ export function parseAnthropicBody(body: string | Json, now = Math.floor(Date.no
   } else data = body;
   const error = anthropicError(data, "in a 200 body");
   if (error !== undefined) throw error;
-  const message = isObject(data) ? data : {};
-  const blocks = Array.isArray(message.content) ? message.content.filter(isObject) : [];
-  const usage = anthropicUsage(isObject(message.usage) ? message.usage : {});
+  const message = isPlainObject(data) ? data : {};
+  const blocks = Array.isArray(message.content)
+    ? message.content.filter((b): b is JsonObject => isPlainObject(b))
+    : [];
+  const usage = anthropicUsage(isPlainObject(message.usage) ? message.usage : {});
   const finish = typeof message.stop_reason === "string"
     ? FINISH[message.stop_reason] ?? message.stop_reason
     : null;
@@ -220,7 +217,7 @@ class StreamedMessage {
     } catch {
       throw new MalformedBodyError(`Cannot parse Anthropic stream: event is not JSON (${oneLine(data, 80)})`);
     }
-    if (!isObject(event)) {
+    if (!isPlainObject(event)) {
       throw new MalformedBodyError("Cannot parse Anthropic stream: event is not an object");
     }
     const error = anthropicError(event, "in the stream");
@@ -237,16 +234,16 @@ class StreamedMessage {
     const index = given ?? (event.type === "content_block_start" ? this.#blocks.length : this.#current);
     switch (event.type) {
       case "message_start":
-        this.#message = isObject(event.message) ? { ...event.message } : {};
+        this.#message = isPlainObject(event.message) ? { ...event.message } : {};
         this.#sink?.({ type: "start" });
         break;
       case "content_block_start":
-        this.#blocks[index] = isObject(event.content_block) ? { ...event.content_block } : {};
+        this.#blocks[index] = isPlainObject(event.content_block) ? { ...event.content_block } : {};
         this.#json[index] = "";
         this.#current = index;
         break;
       case "content_block_delta":
-        this.#delta(index, isObject(event.delta) ? event.delta : {});
+        this.#delta(index, isPlainObject(event.delta) ? event.delta : {});
         break;
       case "content_block_stop": {
         const block = this.#blocks[index];
@@ -256,12 +253,12 @@ class StreamedMessage {
         break;
       }
       case "message_delta": {
-        const delta = isObject(event.delta) ? event.delta : {};
+        const delta = isPlainObject(event.delta) ? event.delta : {};
         if (this.#message === undefined) this.#message = {};
         Object.assign(this.#message, delta);
         if ("stop_reason" in delta) this.stopReason = delta.stop_reason;
-        if (isObject(event.usage)) {
-          const usage = isObject(this.#message.usage) ? this.#message.usage : {};
+        if (isPlainObject(event.usage)) {
+          const usage = isPlainObject(this.#message.usage) ? this.#message.usage : {};
           this.#message.usage = { ...usage, ...event.usage };
         }
         break;
@@ -316,7 +313,7 @@ class StreamedMessage {
     // A block still open (a stream ended at max_tokens without its stop) keeps what arrived of its input.
     this.#blocks.forEach((block, i) => {
       const open = block !== undefined && (block.type === "tool_use" || block.type === "server_tool_use") &&
-        isObject(block.input) && Object.keys(block.input).length === 0 && (this.#json[i] ?? "") !== "";
+        isPlainObject(block.input) && Object.keys(block.input).length === 0 && (this.#json[i] ?? "") !== "";
       if (open) block.input = this.#input(i, block);
     });
     return { ...this.#message, content: this.#blocks.filter((b) => b !== undefined) };

@@ -10,10 +10,11 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
+
 import type { Json, WireMessage } from "../../types.ts";
-import { isJsonObject } from "../../../lib/json.ts";
+import { isJsonObject, isPlainObject } from "../../../lib/json.ts";
+
 import { parsePythonJson } from "../../../lib/python/pyjson.ts";
-import { isObject } from "../_wire.ts";
 
 type Block = { [key: string]: Json };
 /** One message of the Messages API. */
@@ -209,8 +210,8 @@ function isPart(value: unknown): value is Record<string, unknown> {
 
 /** An OpenAI function tool as an Anthropic tool (litellm's `_map_tool_helper`). */
 export function anthropicTool(tool: Json): Block {
-  const fn = isObject(tool) && isObject(tool.function) ? tool.function : {};
-  const schema = isObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} };
+  const fn = isPlainObject(tool) && isPlainObject(tool.function) ? tool.function : {};
+  const schema = isPlainObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} };
   const allowed = ["type", "properties", "required", "additionalProperties", "$defs", "definitions"];
   const input_schema: Block = Object.fromEntries(Object.entries(schema).filter(([k]) => allowed.includes(k)));
   const out: Block = { name: String(fn.name ?? ""), input_schema };

@@ -12,10 +12,13 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
+
 import type { Json, ReplyMessage, ToolCall, WireMessage } from "../../types.ts";
-import { isJsonObject } from "../../../lib/json.ts";
+import { isJsonObject, isPlainObject, type JsonObject } from "../../../lib/json.ts";
+
 import { parsePythonJson, pyJsonDumps } from "../../../lib/python/pyjson.ts";
-import { isObject, MalformedBodyError, oneLine, type ParsedBody, parseJson } from "../_wire.ts";
+
+import { MalformedBodyError, oneLine, type ParsedBody, parseJson } from "../_wire.ts";
 import { THINKING_BUDGETS } from "./_anthropic_params.ts";
 
 type Block = { [key: string]: Json };
@@ -159,8 +162,8 @@ export function converseMessages(
 
 /** An OpenAI function tool as a Converse `toolSpec` (litellm's `_bedrock_tools_pt`). */
 export function converseTool(tool: Json): Block {
-  const fn = isObject(tool) && isObject(tool.function) ? tool.function : {};
-  const schema = isObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} };
+  const fn = isPlainObject(tool) && isPlainObject(tool.function) ? tool.function : {};
+  const schema = isPlainObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} };
   const spec: Block = { name: String(fn.name ?? ""), inputSchema: { json: schema } };
   if (typeof fn.description === "string" && fn.description !== "") spec.description = fn.description;
   return { toolSpec: spec };
@@ -253,7 +256,7 @@ export function converseParams(
 function mapToolChoice(value: Json): Block | undefined {
   if (value === "auto") return { auto: {} };
   if (value === "required") return { any: {} };
-  if (isObject(value) && isObject(value.function) && typeof value.function.name === "string") {
+  if (isPlainObject(value) && isPlainObject(value.function) && typeof value.function.name === "string") {
     return { tool: { name: value.function.name } };
   }
   if (value === "none") {
@@ -314,16 +317,18 @@ export function parseConverseBody(
       throw new MalformedBodyError(`Cannot parse Converse answer: body is not JSON (${shown})`);
     }
   } else data = text;
-  const body = isObject(data) ? data : {};
-  const output = isObject(body.output) ? body.output : {};
-  const message = isObject(output.message) ? output.message : undefined;
-  const blocks = message && Array.isArray(message.content) ? message.content.filter(isObject) : [];
+  const body = isPlainObject(data) ? data : {};
+  const output = isPlainObject(body.output) ? body.output : {};
+  const message = isPlainObject(output.message) ? output.message : undefined;
+  const blocks = message && Array.isArray(message.content)
+    ? message.content.filter((b): b is JsonObject => isPlainObject(b))
+    : [];
   let content = "";
   const calls: ToolCall[] = [];
   const reasoning: Block[] = [];
   blocks.forEach((block, index) => {
     if (typeof block.text === "string") content += block.text;
-    if (isObject(block.toolUse)) {
+    if (isPlainObject(block.toolUse)) {
       const use = block.toolUse;
       calls.push({
         ...{ index },
@@ -332,13 +337,13 @@ export function parseConverseBody(
         type: "function",
       });
     }
-    if (isObject(block.reasoningContent)) reasoning.push(block.reasoningContent);
+    if (isPlainObject(block.reasoningContent)) reasoning.push(block.reasoningContent);
   });
   const reply: ReplyMessage = { content, role: "assistant" };
   if (calls.length > 0) reply.tool_calls = calls;
   reply.function_call = null;
   if (reasoning.length > 0) {
-    const texts = reasoning.map((r) => (isObject(r.reasoningText) ? r.reasoningText : {}));
+    const texts = reasoning.map((r) => (isPlainObject(r.reasoningText) ? r.reasoningText : {}));
     reply.reasoning_content = texts.map((t) => (typeof t.text === "string" ? t.text : "")).join("");
     reply.thinking_blocks = texts.map((t) => {
       const b: Block = { type: "thinking" };
@@ -349,7 +354,7 @@ export function parseConverseBody(
     reply.provider_specific_fields = { reasoningContentBlocks: reasoning };
   }
   const stop = typeof body.stopReason === "string" ? FINISH[body.stopReason] ?? body.stopReason : null;
-  const usage = converseUsage(isObject(body.usage) ? body.usage : {});
+  const usage = converseUsage(isPlainObject(body.usage) ? body.usage : {});
   const response: Block = {
     id: `chatcmpl-${crypto.randomUUID()}`,
     created: now,

@@ -6,12 +6,15 @@
  * @module
  */
 import { ApiError } from "../../errors.ts";
+
 import type { Endpoint } from "../_presets.ts";
 import { TransientError } from "../_retry.ts";
+
 import type { Transport } from "../_transport.ts";
-import { isObject } from "../_wire.ts";
 import { retryAdvice } from "../_http.ts";
+
 import type { EndpointCheck } from "../model_class.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 export type { EndpointCheck };
 
@@ -35,8 +38,8 @@ export interface ProbeTarget {
 function modelIds(text: string): string[] | undefined {
   try {
     const data = JSON.parse(text);
-    const list = isObject(data) && Array.isArray(data.data) ? data.data : undefined;
-    return list?.flatMap((m) => (isObject(m) && typeof m.id === "string" ? [m.id] : []));
+    const list = isPlainObject(data) && Array.isArray(data.data) ? data.data : undefined;
+    return list?.flatMap((m) => (isPlainObject(m) && typeof m.id === "string" ? [m.id] : []));
   } catch {
     return undefined;
   }

@@ -5,10 +5,13 @@
  * @module
  */
 import { errorMessage } from "../../../lib/errors.ts";
-import { isTree } from "../../config/keys.ts";
+
 import { ConfigError } from "../../errors.ts";
+
 import { readUtf8File } from "../../../lib/text_file.ts";
+
 import type { Prices } from "../_cost.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 const PRICE_KEYS = [
   "input_cost_per_token",
@@ -51,7 +54,9 @@ export async function registryPrices(path: string, from: string, model: string):
   } catch (e) {
     throw new ConfigError(`Cannot read ${from} '${path}': ${errorMessage(e)}`);
   }
-  if (!isTree(data)) throw new ConfigError(`Cannot use ${from} '${path}': it is not a JSON object of models`);
+  if (!isPlainObject(data)) {
+    throw new ConfigError(`Cannot use ${from} '${path}': it is not a JSON object of models`);
+  }
   const registry = data;
   const name = Object.hasOwn(registry, model) ? model : model.slice(model.indexOf("/") + 1);
   if (!Object.hasOwn(registry, name)) {
@@ -60,7 +65,7 @@ export async function registryPrices(path: string, from: string, model: string):
   const entry = registry[name];
   const prices: Partial<Record<(typeof PRICE_KEYS)[number], number>> = {};
   for (const key of PRICE_KEYS) {
-    const v = isTree(entry) ? entry[key] : undefined;
+    const v = isPlainObject(entry) ? entry[key] : undefined;
     if (v === undefined || v === null) continue;
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
       throw new ConfigError(`Cannot use ${from} '${path}': "${name}".${key} must be a number >= 0`);

@@ -6,8 +6,11 @@
  * @module
  */
 import { errorMessage } from "../../../lib/errors.ts";
+
 import { load } from "js-yaml";
+
 import type { Json } from "../../types.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 /** One scripted assistant reply. */
 export interface ScriptMessageReply {
@@ -108,7 +111,7 @@ export async function loadScript(path: string): Promise<ScriptReply[]> {
  * @throws {SyntaxError} when an entry is malformed
  */
 export function parseScript(data: unknown, source = "script"): ScriptReply[] {
-  const list = isRecord(data) && Object.keys(data).length === 1 ? data.replies : data;
+  const list = isPlainObject(data) && Object.keys(data).length === 1 ? data.replies : data;
   if (!Array.isArray(list)) {
     throw new SyntaxError(`Cannot load script ${source}: expected a list of replies or {replies: [...]}`);
   }
@@ -122,7 +125,7 @@ export function parseScript(data: unknown, source = "script"): ScriptReply[] {
 }
 
 function parseEntry(entry: unknown): ScriptReply {
-  if (!isRecord(entry)) throw new Error("expected a mapping");
+  if (!isPlainObject(entry)) throw new Error("expected a mapping");
   const fault = entry.fault;
   if (fault !== undefined) {
     if (typeof fault !== "string" || !(fault in FAULT_KEYS)) {
@@ -137,7 +140,7 @@ function parseEntry(entry: unknown): ScriptReply {
       const out: ScriptFault = { fault: "status", status };
       if (typeof retry_after === "number" || typeof retry_after === "string") out.retry_after = retry_after;
       else if (retry_after !== undefined) throw new Error("`retry_after` must be a number or a string");
-      if (isRecord(headers) && Object.values(headers).every((v) => typeof v === "string")) {
+      if (isPlainObject(headers) && Object.values(headers).every((v) => typeof v === "string")) {
         out.headers = headers as Record<string, string>;
       } else if (headers !== undefined) throw new Error("`headers` must map names to strings");
       if (typeof body === "string") out.body = body;
@@ -173,7 +176,7 @@ function parseEntry(entry: unknown): ScriptReply {
   }
   if (typeof finish_reason === "string") reply.finish_reason = finish_reason;
   else if (finish_reason !== undefined) throw new Error("`finish_reason` must be a string");
-  if (isRecord(usage)) {
+  if (isPlainObject(usage)) {
     reply.usage = Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, toJson(v)]));
   } else if (usage !== undefined) throw new Error("`usage` must be a mapping");
   if (typeof cost === "number" && cost >= 0) reply.cost = cost;
@@ -188,6 +191,7 @@ function parseEntry(entry: unknown): ScriptReply {
  * @example
  * ```ts
  * import { toCompletionBody } from "./_script.ts";
+
  * const body = toCompletionBody({ commands: ["ls"] }, 0, "scripted");
  * ```
  * @param reply a message reply (not a fault)
@@ -234,6 +238,7 @@ export function toCompletionBody(reply: ScriptMessageReply, index: number, model
  * @example
  * ```ts
  * import { toResponsesBody } from "./_script.ts";
+
  * const body = toResponsesBody({ commands: ["ls"] }, 0, "scripted");
  * ```
  * @param reply a message reply (not a fault)
@@ -263,8 +268,8 @@ export function toResponsesBody(reply: ScriptMessageReply, index: number, model:
     function: { name: "bash", arguments: JSON.stringify({ command }) },
   }));
   calls.forEach((call, j) => {
-    const c = isRecord(call) ? call : {};
-    const fn = isRecord(c.function) ? c.function : {};
+    const c = isPlainObject(call) ? call : {};
+    const fn = isPlainObject(c.function) ? c.function : {};
     output.push({
       type: "function_call",
       id: `fc_${index}_${j}`,
@@ -300,10 +305,6 @@ function checkKeys(entry: Record<string, unknown>, allowed: string[]): void {
   for (const key of Object.keys(entry)) {
     if (!allowed.includes(key)) throw new Error(`unknown key "${key}" (allowed: ${allowed.join(", ")})`);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** YAML can produce dates and other non-JSON values; round-trip through JSON to get plain data. */

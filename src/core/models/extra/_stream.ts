@@ -6,8 +6,9 @@
  * @module
  */
 import type { Json } from "../../types.ts";
-import { isObject, MalformedBodyError, oneLine, parseJson, ProviderErrorBody } from "../_wire.ts";
+import { MalformedBodyError, oneLine, parseJson, ProviderErrorBody } from "../_wire.ts";
 import type { StreamEvent, StreamSink } from "../../types.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 export type { StreamEvent, StreamSink };
 
@@ -35,16 +36,16 @@ class Assembler {
         this.top[key] = value;
       }
     }
-    if (isObject(chunk.usage)) this.usage = chunk.usage;
+    if (isPlainObject(chunk.usage)) this.usage = chunk.usage;
     // Choice 0, as a non-streamed body is read (`n` > 1 interleaves the choices' chunks).
     const choice = Array.isArray(chunk.choices)
-      ? chunk.choices.find((c) => isObject(c) && (c.index ?? 0) === 0)
+      ? chunk.choices.find((c) => isPlainObject(c) && (c.index ?? 0) === 0)
       : undefined;
-    if (!isObject(choice)) return "";
+    if (!isPlainObject(choice)) return "";
     if (choice.finish_reason !== undefined && choice.finish_reason !== null) {
       this.finish = choice.finish_reason;
     }
-    const delta = isObject(choice.delta) ? choice.delta : {};
+    const delta = isPlainObject(choice.delta) ? choice.delta : {};
     let text = "";
     for (const [key, value] of Object.entries(delta)) {
       if (key === "role") continue;
@@ -72,7 +73,7 @@ class Assembler {
    * that repeats the whole name in each delta sends the same text again, which is not appended.
    */
   #toolCall(part: Json): void {
-    if (!isObject(part)) return;
+    if (!isPlainObject(part)) return;
     const id = typeof part.id === "string" ? part.id : "";
     const last = this.calls.length - 1;
     const index = typeof part.index === "number"
@@ -83,7 +84,7 @@ class Assembler {
     const call = this.calls[index] ??= { id: "", type: "function", name: "", arguments: "" };
     if (id && !call.id) call.id = id;
     if (typeof part.type === "string") call.type = part.type;
-    const fn = isObject(part.function) ? part.function : {};
+    const fn = isPlainObject(part.function) ? part.function : {};
     if (typeof fn.name === "string" && fn.name !== call.name) call.name += fn.name;
     if (typeof fn.arguments === "string") call.arguments += fn.arguments;
   }
@@ -122,11 +123,11 @@ const PIECED = new Set(["text", "summary", "data"]);
 function mergeItems(list: Json[], parts: Json[]): Json[] {
   const out = [...list];
   for (const part of parts) {
-    const at = isObject(part) && typeof part.index === "number"
-      ? out.findIndex((item) => isObject(item) && item.index === part.index)
+    const at = isPlainObject(part) && typeof part.index === "number"
+      ? out.findIndex((item) => isPlainObject(item) && item.index === part.index)
       : -1;
     const item = out[at];
-    if (at === -1 || !isObject(item) || !isObject(part)) {
+    if (at === -1 || !isPlainObject(item) || !isPlainObject(part)) {
       out.push(part);
       continue;
     }
@@ -209,13 +210,13 @@ function streamChunk(data: string): "done" | { [key: string]: Json } | undefined
   } catch {
     throw new MalformedBodyError(`Cannot parse completion stream: event is not JSON (${oneLine(data, 80)})`);
   }
-  if (!isObject(chunk)) {
+  if (!isPlainObject(chunk)) {
     throw new MalformedBodyError("Cannot parse completion stream: event is not an object");
   }
   if (chunk.error !== undefined) {
     const error = chunk.error;
-    const message = isObject(error) ? error.message : error;
-    const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+    const message = isPlainObject(error) ? error.message : error;
+    const code = isPlainObject(error) ? Number(error.code ?? error.status) : NaN;
     throw new ProviderErrorBody(
       `provider error in the stream: ${oneLine(String(message))}`,
       Number.isInteger(code) ? code : undefined,

@@ -61,6 +61,7 @@ export class ResponsesModel implements Model {
   readonly #items = new WeakMap<Message, InputItem[]>();
   /** `multimodal_regex` compiled, when set (litellm's class expands its first messages only). */
   readonly #multimodal: PyRegex | undefined;
+  readonly #now: () => number;
 
   /**
    * A model over the Responses API `client`, its templates fixed by `config`.
@@ -70,6 +71,7 @@ export class ResponsesModel implements Model {
    *   or `plain` (litellm: `{role, content}`) system and user messages
    * @param type class name recorded in the trajectory
    * @param multimodalRegex `multimodal_regex` compiled, when it is set
+   * @param now the wall clock in milliseconds, for the messages' `timestamp` (default `Date.now`)
    */
   constructor(
     config: ConfigInput<typeof CHAT_MODEL_KEYS>,
@@ -77,7 +79,9 @@ export class ResponsesModel implements Model {
     style: MessageStyle,
     type: string,
     multimodalRegex?: PyRegex,
+    now: () => number = Date.now,
   ) {
+    this.#now = now;
     const own = resolveKeys(CHAT_MODEL_KEYS, config, "model");
     this.#formatErrorTemplate = own.format_error_template ?? DEFAULT_TOOLCALL_FORMAT_ERROR;
     this.#observationTemplate = own.observation_template;
@@ -119,7 +123,7 @@ export class ResponsesModel implements Model {
     });
     const r = await this.#client.respond({ input, tools: [BASH_TOOL_RESPONSE] }, signal);
     const actions = this.#parse(r);
-    const extra = { actions, cost: r.cost, timestamp: Date.now() / 1000 };
+    const extra = { actions, cost: r.cost, timestamp: this.#now() / 1000 };
     return { ...r.body, extra } as unknown as AssistantMessage;
   }
 
@@ -167,7 +171,7 @@ export class ResponsesModel implements Model {
       const extra = {
         raw_output: output.output,
         returncode: output.returncode,
-        timestamp: Date.now() / 1000,
+        timestamp: this.#now() / 1000,
         exception_info: output.exception_info,
         ...output.extra,
       };
@@ -215,7 +219,7 @@ export async function createModel(context: ModelContext): Promise<Model> {
   const replayed = deps.clients?.responses;
   if (replayed) {
     const { config } = await httpConfig(context);
-    return new ResponsesModel(config, replayed, style, row.type, await multimodalRegex(config));
+    return new ResponsesModel(config, replayed, style, row.type, await multimodalRegex(config), deps.now);
   }
   const { client, config } = await httpClient(context);
   const limits = deps.limits;
@@ -223,5 +227,5 @@ export async function createModel(context: ModelContext): Promise<Model> {
   const counted: ResponsesClient = limits
     ? { respond: (r, s) => client.respond(r, s).then((out) => (limits.add(out.cost), out)) }
     : client;
-  return new ResponsesModel(config, counted, style, row.type, await multimodalRegex(config));
+  return new ResponsesModel(config, counted, style, row.type, await multimodalRegex(config), deps.now);
 }

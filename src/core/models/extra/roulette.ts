@@ -6,8 +6,9 @@
  * @module
  */
 import { type Keys, resolveKeys } from "../../config/keys.ts";
+
 import { ConfigError } from "../../errors.ts";
-import { isTree } from "../../config/keys.ts";
+
 import type {
   AssistantMessage,
   ExecOutput,
@@ -18,7 +19,9 @@ import type {
   Vars,
 } from "../../types.ts";
 import { CHAT_MODEL_KEYS } from "../model.ts";
+
 import type { ModelContext } from "../model_class.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 /** Which of `n` models answers call number `calls` (0-based). */
 export type Pick = (n: number, calls: number) => number;
@@ -127,7 +130,7 @@ export async function metaModel(
   const shared = Object.fromEntries(
     Object.keys(CHAT_MODEL_KEYS).flatMap((k) => (own[k] === undefined ? [] : [[k, own[k]]])),
   );
-  const entries = Array.isArray(c.model_kwargs) ? c.model_kwargs.filter(isTree) : [];
+  const entries = Array.isArray(c.model_kwargs) ? c.model_kwargs.filter(isPlainObject) : [];
   const models: Model[] = [];
   for (const [i, entry] of entries.entries()) {
     try {

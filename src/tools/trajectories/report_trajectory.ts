@@ -13,11 +13,11 @@ import {
   classifySteps,
   sharedStepClassifier,
   type StepLabels,
-} from "../trajectories/action_types.ts";
-import type { Trajectory } from "../trajectories/types.ts";
-import { excludedRun, isSubmitted } from "../trajectories/outcome.ts";
-import { configLabel } from "../trajectories/config_label.ts";
-import { resumedFromOf } from "../trajectories/superseded.ts";
+} from "./action_types.ts";
+import type { Trajectory } from "./types.ts";
+import { excludedRun, isSubmitted } from "./outcome.ts";
+import { configLabel } from "./config_label.ts";
+import { resumedFromOf } from "./superseded.ts";
 
 /**
  * One character per step of a shape: the first letter of the step's primary action type
@@ -78,7 +78,7 @@ export interface ReportTrajectory {
  *
  * @example
  * ```ts ignore
- * import { loadTrajectory } from "../trajectories/load_trajectory.ts";
+ * import { loadTrajectory } from "./load_trajectory.ts";
  * import { reportTrajectory } from "./report_trajectory.ts";
  * reportTrajectory(await loadTrajectory("runs/x.traj.json"), 0).shape; // "rrwepF..."
  * ```

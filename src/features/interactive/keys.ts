@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { AGENT_KEYS } from "../agent.ts";
-import type { ConfigOf, Keys } from "./keys.ts";
+import { AGENT_KEYS } from "../../core/agent.ts";
+import type { ConfigOf, Keys } from "../../core/config/keys.ts";
 
 /** The interaction keys, as the default agent reads them (unset unless a config sets them). */
 export const INTERACTION_KEYS = {
