@@ -8,15 +8,16 @@
  *
  * @module
  */
-import { KILL_SESSIONS } from "./process_groups.ts";
+import { KILL_MARKED, KILL_SESSIONS } from "./process_groups.ts";
 
 /** The guard's script; `$1` is the grace in seconds between SIGTERM and SIGKILL (0: SIGKILL at once). */
 const GUARD = String.raw`trap '' INT TERM HUP QUIT
-groups= files=()
+groups= files=() mark=
 while IFS= read -r g; do
   case "$g" in
     done) exit 0;;
     rm\ /*) files+=("${"${g#rm }"}");;
+    mark\ *) mark=${"${g#mark }"};;
     *) groups="$groups $g";;
   esac
 done
@@ -32,6 +33,7 @@ if [ -n "$groups" ]; then
   fi
   ${KILL_SESSIONS}
 fi
+${KILL_MARKED}
 for f in "${"${files[@]}"}"; do rm -f -- "$f"; done
 exit 0`;
 
@@ -67,6 +69,15 @@ export class OrphanGuard {
   /** Register a process group (the guard starts with the first registration). */
   add(pgid: number): void {
     this.#send(`${pgid}\n`);
+  }
+
+  /**
+   * Kill, if the owner dies, every process whose environment holds the entry `mark` (what its commands
+   * started, whatever session they moved to; see `KILL_MARKED`). One mark per guard; one with a
+   * newline is not registered.
+   */
+  killMarked(mark: string): void {
+    if (!mark.includes("\n")) this.#send(`mark ${mark}\n`);
   }
 
   /**

@@ -52,3 +52,34 @@ export const KILL_SESSIONS = String.raw`for f in /proc/[0-9]*/stat; do
   case " $groups " in *" $4 "*) kill -KILL -- "-$3" 2>/dev/null;; esac
 done
 for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done`;
+
+/** The variable every command of one environment carries, `<name>=<that environment's token>`. */
+export const RUN_MARK_VARIABLE = "CLAUDIUS_RUN_MARK";
+
+/**
+ * Bash that SIGKILLs every process whose environment (as it started: /proc/PID/environ) holds the
+ * entry `$mark`, in rounds until none is left (one may fork meanwhile): what the commands of a run
+ * started whatever group or session they moved to (`setsid`, a daemon's double fork). Only this
+ * user's processes can be read, and a process that dropped the variable (`env -i`) is not found.
+ */
+export const KILL_MARKED = String.raw`if [ -n "$mark" ]; then
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    found=
+    for f in $(grep -lsxzF -- "$mark" /proc/[0-9]*/environ 2>/dev/null); do
+      p=${"${f#/proc/}"}; p=${"${p%/environ}"}
+      [ "$p" = "$$" ] && continue
+      kill -KILL "$p" 2>/dev/null && found=1
+    done
+    [ -z "$found" ] && break
+  done
+fi`;
+
+/** SIGKILL every process whose environment holds the entry `mark` (see {@link KILL_MARKED}). */
+export async function killMarked(mark: string): Promise<void> {
+  await new Deno.Command("bash", {
+    args: ["-c", `mark="$1"\n${KILL_MARKED}`, "bash", mark],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+}

@@ -12,7 +12,7 @@ import type { EnvironmentContext } from "./environment_class.ts";
 export { COMMON_ENVIRONMENT_KEYS, LOCAL_KEYS };
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { runCommand } from "../../lib/process.ts";
-import { killGroups } from "../../lib/process_groups.ts";
+import { killGroups, killMarked, RUN_MARK_VARIABLE } from "../../lib/process_groups.ts";
 import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { abortedWithin, failure, pythonName } from "./_failure.ts";
@@ -52,6 +52,13 @@ export class LocalEnvironment implements Environment {
   readonly #groups = new Set<number>();
   /** Kills those groups if this process is killed before close() can (SIGKILL). */
   readonly #guard = new OrphanGuard();
+  /**
+   * `CLAUDIUS_RUN_MARK=<token>`, in every command's environment: what the commands started is found
+   * by it at close() (and by the guard) also when it left their group and session (`setsid`).
+   */
+  readonly #token = crypto.randomUUID();
+  readonly #mark = `${RUN_MARK_VARIABLE}=${this.#token}`;
+  #marked = false;
 
   /**
    * An environment whose commands run on the host, in `config.cwd`.
@@ -89,7 +96,11 @@ export class LocalEnvironment implements Environment {
     const { cwd, env, timeout, interpreter } = this.config;
     const signals = signal ? [signal, this.#closing.signal] : [this.#closing.signal];
     // Like upstream's /bin/sh, bash must not source BASH_ENV before the command (see bash_env.ts).
-    const spawn = withoutBashEnv(interpreter, { ...this.#hostEnv, ...env });
+    const spawn = withoutBashEnv(interpreter, { ...this.#hostEnv, ...env, [RUN_MARK_VARIABLE]: this.#token });
+    if (!this.#marked) {
+      this.#marked = true;
+      this.#guard.killMarked(this.#mark);
+    }
     const run = runCommand([...interpreter, command], {
       ...(cwd ? { cwd } : {}),
       env: spawn.env,
@@ -136,7 +147,8 @@ export class LocalEnvironment implements Environment {
 
   /**
    * Kill every command still running, wait for them to return, and kill what their background
-   * processes left behind (their process groups). Safe to call twice.
+   * processes left behind: their process groups, and every process carrying this environment's
+   * `CLAUDIUS_RUN_MARK` (one that made a session of its own, `setsid`). Safe to call twice.
    */
   async close(): Promise<void> {
     this.#closing.abort();
@@ -144,6 +156,7 @@ export class LocalEnvironment implements Environment {
     await Promise.allSettled([...this.#running]);
     await killGroups(this.#groups);
     this.#groups.clear();
+    if (this.#marked) await killMarked(this.#mark);
     await this.#guard.close();
   }
 }
