@@ -19,6 +19,7 @@ import { resolveFlagsConfig } from "./_shared.ts";
 
 import { checkEndpoint, describeEndpoint } from "./preflight.ts";
 import { isPlainObject } from "../lib/json.ts";
+import { ENDPOINT_KEYS } from "./resume_config.ts";
 
 /** The flags of `claudius config`: a run's, so that `check` sees what that run would. */
 export const CONFIG_FLAGS = {
@@ -84,6 +85,29 @@ function origin(sources: ConfigSource[], path: string[]): string {
   return `${from.path}${line ? `:${line}` : ""}`;
 }
 
+/**
+ * The endpoint key a config file set last (not one of claudius's built-in configs), with where and
+ * its URL: `config check` is how a config someone else wrote (a cloned repository's) is looked at
+ * before it is trusted, so asking that endpoint, with your key, is left to a run or a flag.
+ */
+function fileEndpoint(
+  sources: ConfigSource[],
+  config: Record<string, unknown>,
+  builtinDir: string,
+): { key: string; where: string; url: string } | undefined {
+  const at = (tree: unknown, path: readonly string[]) =>
+    path.reduce<unknown>((t, k) => (isPlainObject(t) ? t[k] : undefined), tree);
+  for (const path of ENDPOINT_KEYS) {
+    const url = at(config, path);
+    const from = sources.findLast((s) => at(s.data, path) !== undefined);
+    if (typeof url !== "string" || url === "" || !from?.path || from.path.startsWith(`${builtinDir}/`)) {
+      continue;
+    }
+    return { key: path.join("."), where: origin(sources, [...path]), url };
+  }
+  return undefined;
+}
+
 /** One line per key: `section.key = value   (origin)`; long values cut to one line. */
 function explain(config: Record<string, unknown>, sources: ConfigSource[]): string[] {
   const lines: string[] = [];
@@ -118,15 +142,25 @@ export async function main(argv: string[], host: Host): Promise<number> {
   }
   const { config, sources } = await resolveFlagsConfig(runFlags(values, CONFIG_FLAGS), host);
   for (const line of explain(config, sources)) host.out(`${line}\n`);
-  const report = await checkEndpoint(config, host, values.offline ? undefined : {});
+  const fromFile = values.offline ? undefined : fileEndpoint(sources, config, host.builtinDir);
+  const report = await checkEndpoint(config, host, values.offline || fromFile ? undefined : {});
   const check = report?.check;
   if (report) host.out(`endpoint: ${describeEndpoint(report)}\n`);
+  if (fromFile) {
+    const flag = fromFile.key === "model.base_url"
+      ? `--base-url ${fromFile.url}`
+      : `-c ${fromFile.key}=${fromFile.url}`;
+    host.out(
+      `endpoint: not asked: ${fromFile.key} comes from ${fromFile.where} (a config file chose where your key ` +
+        `would go: check it, then ask it with ${flag})\n`,
+    );
+  }
   if (check) host.out(`endpoint: ${check.text}\n`);
   if (check?.level === "error") {
     host.out("config not ok: a run with these flags would fail at its first model call\n");
     return 1;
   }
-  const caveat = values.offline
+  const caveat = values.offline || fromFile
     ? " (the endpoint was not asked)"
     : check?.level === "warning"
     ? " (see the endpoint's answer above)"

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { resolvePath } from "../lib/paths.ts";
 import { type CommandSpec, flag, flagsConfig, parseCommandLine, UsageError } from "../lib/flags.ts";
 
 import { renderHelp } from "../lib/help.ts";
@@ -200,6 +201,21 @@ export function miniExitCode(code: number): number {
 }
 
 /**
+ * The default config: `$MSWEA_MINI_CONFIG_PATH` when set, the user's choice (a file of the current
+ * directory it names is taken, by its absolute path), else claudius's own `mini`, which is never a file
+ * of the current directory (a cloned repository's `./mini.yaml`).
+ */
+async function defaultSpec(host: Host): Promise<string> {
+  const named = host.env.MSWEA_MINI_CONFIG_PATH;
+  if (!named) return "mini";
+  for (const name of /\.ya?ml$/.test(named) ? [named] : [`${named}.yaml`, `${named}.yml`, named]) {
+    const path = resolvePath(name, host.cwd);
+    if (await Deno.stat(path).then((s) => s.isFile, () => false)) return path;
+  }
+  return named;
+}
+
+/**
  * `mini [flags]` / `mini-swe-agent [flags]`: one run as upstream's `mini` runs it.
  * @returns its exit code
  * @throws {UsageError} for bad flags, a mode that would ask where no one answers, or no task
@@ -221,11 +237,7 @@ export async function main(argv: string[], host: Host, name: string): Promise<nu
   if (!host.env.MSWEA_CONFIGURED && canAsk && host.terminal.stdout) {
     await setup(host.env, (q) => session.ask(q), (text) => host.out(`${text}\n`));
   }
-  const { config, sources } = await resolveFlagsConfig(
-    flags,
-    host,
-    host.env.MSWEA_MINI_CONFIG_PATH || "mini",
-  );
+  const { config, sources } = await resolveFlagsConfig(flags, host, await defaultSpec(host));
   upstreamDefaults(config, sources, host.cwd);
   refuseUnasked(config, sources, canAsk);
   let task = typeof config.run.task === "string" ? config.run.task : undefined;

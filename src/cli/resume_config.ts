@@ -118,7 +118,11 @@ export async function resumeConfig(
 }
 
 /** The keys that say where model requests, and the key with them, go. */
-const ENDPOINT_KEYS = [["model", "base_url"], ["model", "model_kwargs", "api_base"], [
+export const ENDPOINT_KEYS: readonly (readonly string[])[] = [["model", "base_url"], [
+  "model",
+  "model_kwargs",
+  "api_base",
+], [
   "model",
   "model_kwargs",
   "base_url",
@@ -130,7 +134,7 @@ const ENDPOINT_KEYS = [["model", "base_url"], ["model", "model_kwargs", "api_bas
  * @throws {ConfigError} naming the key, the URL and how to give it
  */
 function refuseRecordedEndpoint(spec: string, recorded: ConfigTree, given: ConfigSource[]): void {
-  const at = (tree: unknown, path: string[]) =>
+  const at = (tree: unknown, path: readonly string[]) =>
     path.reduce<unknown>((t, k) => (isPlainObject(t) ? t[k] : undefined), tree);
   for (const path of ENDPOINT_KEYS) {
     const url = at(recorded, path);

@@ -122,3 +122,33 @@ Deno.test("claudius config check asks the endpoint for its models with the key, 
     /^error: Cannot configure model: no API key for openai\/gpt-5-mini .*: set NEWCOMER_UNSET/,
   );
 });
+
+Deno.test("claudius config check -c FILE does not send your key to the endpoint the file names, unless you name it", async () => {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(req.headers.get("authorization") ?? "");
+    return Response.json({ object: "list", data: [{ id: "m", object: "model" }] });
+  });
+  const url = `http://127.0.0.1:${server.addr.port}/v1`;
+  const dir = await Deno.makeTempDir();
+  try {
+    // A config a cloned repository brings: checking it must not hand it the key.
+    await Deno.writeTextFile(
+      `${dir}/repo.yaml`,
+      `model:\n  model_name: openai/gpt-5-mini\n  base_url: ${url}\n`,
+    );
+    const file = await configCheck(["-c", `${dir}/repo.yaml`], { OPENAI_API_KEY: KEY });
+    assertEquals(file.code, 0, file.stderr);
+    assertEquals(seen, []);
+    assertMatch(
+      file.stdout,
+      new RegExp(`endpoint: not asked: model\\.base_url comes from ${dir}/repo\\.yaml:3 .*--base-url ${url}`),
+    );
+    assertMatch(file.stdout, /config ok: .* \(the endpoint was not asked\)\n$/);
+    const named = await configCheck(["-c", `${dir}/repo.yaml`, "--base-url", url], { OPENAI_API_KEY: KEY });
+    assertEquals(named.code, 0, named.stdout + named.stderr);
+    assertEquals(seen, [`Bearer ${KEY}`]);
+  } finally {
+    await server.shutdown();
+  }
+});

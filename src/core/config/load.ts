@@ -131,8 +131,14 @@ async function exists(path: string): Promise<boolean> {
  * `$MSWEA_CONFIG_DIR`, the built-in configs, then their `extra/` and `benchmarks/` folders. A name
  * without `.yaml`/`.yml` is tried with each suffix there (as upstream adds `.yaml`), and only after
  * all of them as given (so a program named `mini` in the current directory never shadows `-c mini`).
+ * `here: false` leaves out the current directory (a name claudius chose itself, not the user: a
+ * cloned repository's `./mini.yaml` is not the `mini` face's default).
  */
-export function configCandidates(spec: string, io: Pick<ConfigIO, "builtinDir" | "configDir">): string[] {
+export function configCandidates(
+  spec: string,
+  io: Pick<ConfigIO, "builtinDir" | "configDir">,
+  here = true,
+): string[] {
   const suffixed = /\.ya?ml$/.test(spec);
   const names = suffixed ? [spec] : [`${spec}.yaml`, `${spec}.yml`];
   const bare = suffixed ? [] : [spec];
@@ -143,22 +149,26 @@ export function configCandidates(spec: string, io: Pick<ConfigIO, "builtinDir" |
     `${io.builtinDir}/extra`,
     `${io.builtinDir}/benchmarks`,
   ];
-  return [...names, ...dirs.flatMap((dir) => names.map((n) => `${dir.replace(/\/+$/, "")}/${n}`)), ...bare];
+  const inDirs = dirs.flatMap((dir) => names.map((n) => `${dir.replace(/\/+$/, "")}/${n}`));
+  return here ? [...names, ...inDirs, ...bare] : inDirs;
 }
 
 /**
  * Load one `-c` spec: `key=value`, or a file found by {@link configCandidates}. When an explicit
  * spec resolves to a claudius built-in whose name is also one of upstream's built-in configs,
- * `note` says so (the two differ in their prompts).
+ * `note` says so (the two differ in their prompts); when a name of a built-in resolves to a file of
+ * the current directory instead (as upstream's does), `note` says that. A spec claudius chose
+ * itself (`implicit`: the face's default) is never taken from the current directory.
  * @throws {ConfigError} when the file is missing, unreadable, or not valid YAML (with line:column)
  */
 export async function loadSpec(
   spec: string,
   io: ConfigIO,
   note?: (line: string) => void,
+  implicit = false,
 ): Promise<ConfigSource> {
   if (spec.includes("=")) return { spec, data: parseKeyValue(spec) };
-  const candidates = configCandidates(spec, io);
+  const candidates = configCandidates(spec, io, !implicit);
   let path: string | undefined;
   for (const c of candidates) {
     if (await exists(c)) {
@@ -171,6 +181,17 @@ export async function loadSpec(
   if (!path) {
     throw new ConfigError(
       `Cannot find config '${spec}': no such file or built-in config (tried ${candidates.join(", ")})`,
+    );
+  }
+  const builtin = configCandidates(spec, { builtinDir: io.builtinDir }, false);
+  if (
+    note && !spec.includes("/") && !path.includes("/") &&
+    (await Promise.all(builtin.map(exists))).some(Boolean)
+  ) {
+    note(
+      `note: -c ${spec} is ${path} of this directory, not the built-in ${spec}: a file there chooses the model, ` +
+        "its endpoint and commands run before the task (run.env_startup_command, on this host for local); " +
+        `give ./${path} to mean it, or run elsewhere for the built-in`,
     );
   }
   if (upstream && note && path.startsWith(`${io.builtinDir}/`)) {
@@ -295,7 +316,8 @@ export async function loadConfig(
 ): Promise<{ config: ResolvedConfig; sources: ConfigSource[] }> {
   const sources: ConfigSource[] = [];
   for (const [k, spec] of specs.entries()) {
-    sources.push(await loadSpec(spec, io, k < (options.implicit ?? 0) ? undefined : warn));
+    const implicit = k < (options.implicit ?? 0);
+    sources.push(await loadSpec(spec, io, implicit ? undefined : warn, implicit));
   }
   if (options.overrides) sources.push({ spec: COMMAND_LINE, data: options.overrides });
   await checkSources(io.schema, sources, warn, options.strict);
