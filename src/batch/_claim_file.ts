@@ -11,6 +11,12 @@ export const LEASE_ENV = "CLAUDIUS_LEASE_SECONDS";
 /** The lease length when {@link LEASE_ENV} is not set. */
 export const DEFAULT_LEASE_SECONDS = 60;
 
+/**
+ * The longest lease, a day: a dead claimant's instances wait that long, and a quarter of it (the
+ * renewal) stays far inside a timer's 2^31 - 1 ms (longer ones fired at once, or gave no date).
+ */
+export const MAX_LEASE_SECONDS = 86_400;
+
 /** Who holds an instance, as its claim file says (every field required). */
 export interface Claim {
   pid: number;
@@ -57,14 +63,16 @@ export function describeHolder(claim: Claim): string {
 
 /**
  * The lease length in milliseconds from {@link LEASE_ENV} (default {@link DEFAULT_LEASE_SECONDS}).
- * @throws {ConfigError} when it is not a number of seconds >= 1
+ * @throws {ConfigError} when it is not a number of seconds from 1 to {@link MAX_LEASE_SECONDS}
  */
 export function leaseMs(env: Record<string, string>): number {
   const raw = env[LEASE_ENV];
   if (raw === undefined || raw.trim() === "") return DEFAULT_LEASE_SECONDS * 1000;
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 1) {
-    throw new ConfigError(`${LEASE_ENV} must be a number of seconds >= 1, got '${raw}'`);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > MAX_LEASE_SECONDS) {
+    throw new ConfigError(
+      `${LEASE_ENV} must be a number of seconds from 1 to ${MAX_LEASE_SECONDS} (a day), got '${raw}'`,
+    );
   }
   return seconds * 1000;
 }
@@ -108,9 +116,21 @@ export class DirLock {
   /**
    * Open (create) the directory's lock file.
    * @param dir the output directory (exists)
+   * @throws {ConfigError} naming it when something other than a regular file has its name (opening a
+   *   pipe for writing waits for a reader, for ever and deaf to signals)
    */
   static async open(dir: string): Promise<DirLock> {
-    return new DirLock(await Deno.open(`${dir}/.claudius.lock`, { create: true, write: true }));
+    const path = `${dir}/.claudius.lock`;
+    const there = await Deno.lstat(path).catch(() => undefined);
+    if (there && !there.isFile) {
+      const what = there.isDirectory
+        ? "a directory"
+        : there.isSymlink
+        ? "a symbolic link"
+        : "a pipe, device or socket";
+      throw new ConfigError(`Cannot lock ${dir}: ${path} is ${what}, not a file; remove it and run again`);
+    }
+    return new DirLock(await Deno.open(path, { create: true, write: true }));
   }
 
   /** Run `fn` holding the lock (one holder at a time, in this process and across processes). */

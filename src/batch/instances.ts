@@ -156,9 +156,23 @@ function checkRecord(record: unknown, where: string, taskRequired: boolean): Ins
  */
 export const MAX_INSTANCE_ID_BYTES = 200;
 
+/**
+ * Names the batch keeps for its own files in the output directory, which an instance's directory
+ * would collide with: `.claudius.lock`, `.claims/`, `.rescued/` (and any hidden name: the tools
+ * reading results skip hidden directories), `preds.json` (and its temporary files),
+ * `exit_statuses_<time>.yaml`.
+ */
+const BATCH_OWN_NAMES = /^(\.|preds\.json)|^exit_statuses_.*\.yaml$/;
+
 function checkId(id: string, where: string): string {
   if (id === "" || id === "." || id === ".." || id.includes("/") || id.includes("\0")) {
     throw new ConfigError(`Cannot load instances ${where}: instance_id '${id}' cannot be a directory name`);
+  }
+  if (BATCH_OWN_NAMES.test(id)) {
+    throw new ConfigError(
+      `Cannot load instances ${where}: instance_id '${id}' would name one of the batch's own files in the ` +
+        "output directory (a hidden name, preds.json, exit_statuses_*.yaml): rename the instance",
+    );
   }
   const bytes = new TextEncoder().encode(id).length;
   if (bytes > MAX_INSTANCE_ID_BYTES) {

@@ -53,14 +53,16 @@ Deno.test("parseStat() counts fields after the last ')' and runsSince() refuses 
   assertEquals(parseStat("garbage"), undefined);
 });
 
-Deno.test("leaseMs() reads CLAUDIUS_LEASE_SECONDS, 60 s by default, and names the variable when it is bad", () => {
+Deno.test("leaseMs() reads CLAUDIUS_LEASE_SECONDS, 60 s by default, at most a day, and names the variable when it is bad", () => {
   assertEquals(leaseMs({}), 60_000);
   assertEquals(leaseMs({ CLAUDIUS_LEASE_SECONDS: "2.5" }), 2500);
-  for (const bad of ["0", "-1", "x", "Infinity"]) {
+  assertEquals(leaseMs({ CLAUDIUS_LEASE_SECONDS: "86400" }), 86_400_000);
+  // 1e7 s overflowed the renewal timer (it fired at once, over and over); 1e20 gave no expiry date.
+  for (const bad of ["0", "-1", "x", "Infinity", "86401", "1e7", "1e20"]) {
     assertThrows(
       () => leaseMs({ CLAUDIUS_LEASE_SECONDS: bad }),
       ConfigError,
-      `CLAUDIUS_LEASE_SECONDS must be a number of seconds >= 1, got '${bad}'`,
+      `CLAUDIUS_LEASE_SECONDS must be a number of seconds from 1 to 86400 (a day), got '${bad}'`,
     );
   }
 });

@@ -87,6 +87,22 @@ Deno.test("loadInstances() refuses an instance_id too long to name its files, be
   await assertRejects(() => loadInstances(dir), ConfigError, "is 230 bytes long");
 });
 
+Deno.test("loadInstances() refuses an instance_id naming one of the batch's own files in the output directory", async () => {
+  // Before: an instance `preds.json` or `.claudius.lock` got a directory where the batch keeps its files.
+  for (const id of ["preds.json", ".claudius.lock", ".claims", ".rescued", "exit_statuses_1700000000.yaml"]) {
+    const f = await file(`{"instance_id": "${id}", "task": "t"}\n`);
+    await assertRejects(
+      () => loadInstances(f),
+      ConfigError,
+      `${f}:1: instance_id '${id}' would name one of the batch's own files in the output directory`,
+    );
+  }
+  const fine = ["preds", "my.preds.json", "exit_statuses", "a.b"].map((id) =>
+    `{"instance_id": "${id}", "task": "t"}`
+  );
+  assertEquals((await loadInstances(await file(fine.join("\n") + "\n"))).length, 4);
+});
+
 Deno.test("swebenchImageName() follows SWE-bench's naming unless the record names an image", () => {
   assertEquals(
     swebenchImageName({ instance_id: "Django__django-11099" }),

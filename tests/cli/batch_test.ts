@@ -367,3 +367,19 @@ function existsSync(path: string): boolean {
     return false;
   }
 }
+
+Deno.test("claudius batch with a pipe at <out>/.claudius.lock: refused in one line naming it, exit 2 (it hung for good)", async () => {
+  const fx = await writeBatch([{ id: "a", replies: [submit("p")] }]);
+  await Deno.mkdir(fx.out, { recursive: true });
+  assert((await new Deno.Command("mkfifo", { args: [`${fx.out}/.claudius.lock`] }).output()).success);
+  const child = spawn([fx.instances, "-o", fx.out, ...fx.specs.flatMap((s) => ["-c", s])], fx.dir);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000); // the old code heard no SIGTERM
+  const r = await finish(child);
+  clearTimeout(timer);
+  assertEquals([r.code, r.signal], [2, null], r.stderr);
+  assertEquals(
+    r.stderr,
+    `error: Cannot lock ${fx.out}: ${fx.out}/.claudius.lock is a pipe, device or socket, not a file; remove it ` +
+      "and run again\n",
+  );
+});

@@ -17,6 +17,7 @@ import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { withoutBashEnv } from "./bash_env.ts";
+import { EnvironmentLost, exitMessage } from "../errors.ts";
 
 /** The resolved config, as saved in the trajectory and exposed to templates. */
 export type LocalEnvironmentConfig = ConfigOf<typeof LOCAL_KEYS>;
@@ -90,7 +91,11 @@ export class LocalEnvironment implements Environment {
     });
   }
 
-  /** Run one action in a fresh interpreter. Never throws: failures become the output. */
+  /**
+   * Run one action in a fresh interpreter. Failures become the output.
+   * @throws {EnvironmentLost} when the working directory is gone (a command removed it): no command
+   *   can start there any more (upstream goes on, each command failing, until a limit)
+   */
   async execute(action: Action, signal?: AbortSignal): Promise<ExecOutput> {
     const { command } = action;
     const { cwd, env, timeout, interpreter } = this.config;
@@ -127,6 +132,10 @@ export class LocalEnvironment implements Environment {
         exception_info: "",
       };
     } catch (e) {
+      if (cwd && e instanceof Deno.errors.NotFound && !(await isDirectory(cwd))) {
+        const why = `the working directory ${cwd} is gone (a command removed it): no command can run there`;
+        throw new EnvironmentLost(exitMessage("EnvironmentLost", "", why));
+      }
       const message = e instanceof Error ? e.message.replaceAll("\n", " ") : String(e);
       return failure("", pythonName(e), message);
     } finally {
@@ -164,4 +173,9 @@ export class LocalEnvironment implements Environment {
 /** The registry's constructor of `environment_class: local` (see `classes.ts`). */
 export function createEnvironment({ own, deps }: EnvironmentContext): LocalEnvironment {
   return new LocalEnvironment(own, deps.hostEnv);
+}
+
+/** True when `path` is a directory now. */
+function isDirectory(path: string): Promise<boolean> {
+  return Deno.stat(path).then((s) => s.isDirectory, () => false);
 }

@@ -330,6 +330,23 @@ engineTest("execute() throws EnvironmentLost once the container is killed from o
   });
 });
 
+engineTest("execute() throws EnvironmentLost once a command removed the working directory", async (e) => {
+  await withEnv(e, { cwd: "/work" }, async (env) => {
+    // A failing command in a directory that is there stays an observation.
+    assertEquals((await env.execute({ command: "exit 127" })).returncode, 127);
+    assertEquals((await env.execute({ command: "cd / && rm -rf /work" })).returncode, 0);
+    // Before: every later command failed to start (returncode 126 or 127) until a limit ended the run.
+    const err = await assertRejects(() => env.execute({ command: "ls" }), EnvironmentLost);
+    assertEquals(err.messages, [{
+      role: "exit",
+      content:
+        `the working directory /work is gone from container ${env.containerName} (a command removed it): ` +
+        "no command can run there",
+      extra: { exit_status: "EnvironmentLost", submission: "" },
+    }]);
+  });
+});
+
 engineTest("execute() throws EnvironmentLost after container_timeout ends the container", async (e) => {
   await withEnv(e, { container_timeout: "2s" }, async (env) => {
     assertEquals((await env.execute({ command: "echo running" })).output, "running\n");

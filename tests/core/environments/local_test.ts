@@ -1,5 +1,5 @@
-import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
-import { ConfigError } from "../../../src/core/errors.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "../../_support/assert.ts";
+import { ConfigError, EnvironmentLost } from "../../../src/core/errors.ts";
 import { LocalEnvironment } from "../../../src/core/environments/local.ts";
 import { probeUname } from "../../../src/core/environments/_uname.ts";
 
@@ -65,13 +65,6 @@ Deno.test("LocalEnvironment.execute() times out like upstream, keeping partial o
 });
 
 Deno.test("LocalEnvironment.execute() turns a spawn failure into an observation", async () => {
-  const missingCwd = await new LocalEnvironment({ cwd: "/no/such/dir" }, HOST).execute({ command: "true" });
-  assertEquals(missingCwd.returncode, -1);
-  assertEquals(
-    missingCwd.exception_info,
-    "An error occurred while executing the command: Cannot run command: no such working directory '/no/such/dir'",
-  );
-  assertEquals(missingCwd.extra?.exception_type, "FileNotFoundError");
   const noInterp = await new LocalEnvironment({ interpreter: ["no-such-shell", "-c"] }, HOST).execute({
     command: "true",
   });
@@ -79,6 +72,20 @@ Deno.test("LocalEnvironment.execute() turns a spawn failure into an observation"
     [noInterp.returncode, noInterp.exception_info],
     [-1, "An error occurred while executing the command: Cannot run command: no-such-shell: not found"],
   );
+});
+
+Deno.test("LocalEnvironment.execute() ends the run EnvironmentLost once a command removed the working directory", async () => {
+  const dir = await Deno.makeTempDir();
+  const env = new LocalEnvironment({ cwd: `${dir}/ws` }, HOST);
+  await Deno.mkdir(`${dir}/ws`);
+  assertEquals((await env.execute({ command: "cd .. && rm -rf ws" })).returncode, 0);
+  // Before: every later command failed to start (returncode -1, FileNotFoundError) until a limit.
+  const err = await assertRejects(() => env.execute({ command: "ls" }), EnvironmentLost);
+  assertEquals(err.messages, [{
+    role: "exit",
+    content: `the working directory ${dir}/ws is gone (a command removed it): no command can run there`,
+    extra: { exit_status: "EnvironmentLost", submission: "" },
+  }]);
 });
 
 Deno.test("LocalEnvironment.execute() stops on abort and close() kills running commands", async () => {

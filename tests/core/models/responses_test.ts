@@ -148,3 +148,34 @@ Deno.test("litellm_response retries /responses faults as chat does, and fails fa
     },
   );
 });
+
+Deno.test("openai_response: a 200 whose status is failed is one paid format error, not retried, as upstream through litellm", async () => {
+  const failed = {
+    id: "resp_1",
+    object: "response",
+    created_at: 1,
+    model: "my-model",
+    status: "failed",
+    error: { code: "server_error", message: "The model failed to answer" },
+    output: [],
+    usage: { input_tokens: 100, output_tokens: 0, total_tokens: 100 },
+  };
+  await withModel(
+    [{ fault: "status", status: 200, body: JSON.stringify(failed) }, { commands: ["echo never"] }],
+    "openai_response",
+    async (model, server) => {
+      const messages: Message[] = [
+        model.formatMessage!("system", "sys"),
+        model.formatMessage!("user", "task"),
+      ];
+      // litellm returns the response as it is (no exception for its status); upstream's parse of its
+      // output finds no bash call: a format error, its usage paid.
+      const err = await assertRejects(() => model.query(messages), FormatError);
+      assertEquals(server.requests.length, 1);
+      const extra = err.messages[0]?.extra ?? {};
+      assertEquals((extra.response as { status?: string }).status, "failed");
+      assert("cost" in extra, JSON.stringify(extra));
+    },
+    { input_cost_per_token: 1e-6, output_cost_per_token: 1e-6, cost_tracking: "default" },
+  );
+});

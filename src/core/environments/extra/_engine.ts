@@ -106,6 +106,28 @@ export async function probeContainer(
 }
 
 /**
+ * Whether a command could not start because the container's working directory is gone (a command
+ * removed it): the exec CLI's own failure (exit 126 or 127, the runtime saying it cannot chdir there),
+ * confirmed by asking the container whether the directory is there.
+ */
+export async function cwdGone(
+  executable: string,
+  id: string,
+  cwd: string,
+  failed: { exitCode: number | null; output: string },
+  env: Record<string, string> | undefined,
+  seconds = ENGINE_PROBE_SECONDS,
+): Promise<boolean> {
+  if (failed.exitCode !== 126 && failed.exitCode !== 127) return false;
+  if (!/chdir/i.test(failed.output) || !failed.output.includes(cwd)) return false;
+  const r = await runCommand([executable, "exec", "-w", "/", id, "test", "-d", cwd], {
+    timeoutSeconds: seconds,
+    ...(env ? { env } : {}),
+  }).catch(() => undefined);
+  return r?.exitCode === 1;
+}
+
+/**
  * The `EnvironmentLost` text for a container that is not running: gone, or its engine frozen or
  * unreachable (naming the engine and why).
  */

@@ -18,6 +18,7 @@ import type { Action, EngineFault, Environment, ExecOutput, HostCommand, Vars } 
 import { runCommand, type RunResult } from "../../../lib/process.ts";
 import {
   type ContainerState,
+  cwdGone,
   ENGINE_PROBE_SECONDS,
   engineEnv,
   engineName,
@@ -284,6 +285,11 @@ export class DockerEnvironment implements Environment {
       return failure(output, "Interrupted", `\`${c.executable} exec\` ended before the command did`);
     }
     if (r.exitCode !== 0) await this.#checkAlive();
+    if (await cwdGone(c.executable, this.#id, c.cwd, { exitCode: r.exitCode, output }, this.#cliEnv)) {
+      const why =
+        `the working directory ${c.cwd} is gone from container ${this.#name} (a command removed it)`;
+      throw new EnvironmentLost(exitMessage("EnvironmentLost", "", `${why}: no command can run there`));
+    }
     if (r.timedOut) {
       // Upstream passes the argv list to subprocess, so Python prints the list's repr.
       const upstreamArgv = [...head, ...c.interpreter, action.command];
