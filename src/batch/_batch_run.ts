@@ -17,6 +17,7 @@ import { EngineHealth } from "./_engine_health.ts";
 import { type Output, outputKey, skipFinished, summaryOf, trajPath, type Work } from "./_outputs.ts";
 import { WorkQueue } from "./_queue.ts";
 import { newestTrajectory, removeResumed } from "./resumed.ts";
+import { bringHome, rescueDir } from "./_rescued.ts";
 import { prediction, trajectoryState, writeSetupFailure } from "./_results.ts";
 import { forceClose, workerSlots } from "./_workers.ts";
 import { instanceConfig } from "./instance_config.ts";
@@ -273,8 +274,9 @@ export class BatchRun {
     this.#progress.start(key, host ?? "");
     let status: string;
     let error = "";
+    let trajectory = path;
     try {
-      status = await this.#episode(inst, o, key, host, lease, controller.signal, watched);
+      ({ status, trajectory } = await this.#episode(inst, o, key, host, lease, controller.signal, watched));
     } catch (e) {
       const err = asError(e);
       status = err.name;
@@ -297,10 +299,28 @@ export class BatchRun {
       this.#progress.abandon(key, reason instanceof LeaseLost ? reason.message : "Stopped: lease lost");
       return;
     }
-    await this.#record(o, id, host, { status, error, watched });
+    if (trajectory !== path) trajectory = await this.#home(key, trajectory, path, lease);
+    await this.#record(o, id, host, { status, error, watched, trajectory });
   }
 
-  /** One instance's episode, from a clean slate in its directory. @returns its exit status */
+  /** Put a rescued trajectory back at its path when it can; the path the trajectory is at then. */
+  async #home(key: string, rescue: string, path: string, lease: Lease): Promise<string> {
+    try {
+      await lease.hold(() => bringHome(rescue, path));
+      this.#progress.log(`[${key}] the trajectory is back at ${path}`);
+      return path;
+    } catch (e) {
+      this.#progress.log(
+        `[${key}] warning: the trajectory stays at ${rescue} (${path}: ${
+          e instanceof Error ? e.message : e
+        }); ` +
+          "a rerun reads it there",
+      );
+      return rescue;
+    }
+  }
+
+  /** One instance's episode, from a clean slate in its directory. @returns its exit status and trajectory */
   async #episode(
     inst: Instance,
     o: Output,
@@ -309,7 +329,7 @@ export class BatchRun {
     lease: Lease,
     signal: AbortSignal,
     watched: Watched,
-  ): Promise<string> {
+  ): Promise<{ status: string; trajectory: string }> {
     const { deps, rules } = this.#plan;
     const id = inst.instance_id;
     const path = trajPath(o, id);
@@ -329,6 +349,7 @@ export class BatchRun {
       vars: { instance: inst },
       top: { instance_id: id },
       limits: this.#limits,
+      rescueDir: rescueDir(path),
       ...rules.episode,
     };
     const episodeDeps = { ...this.#episodeDeps(key, host, signal, watched), lease };
@@ -337,7 +358,7 @@ export class BatchRun {
       ...(deps.force ? { force: deps.force } : {}),
     }, episodeDeps);
     const r = await runEpisode(features.config, episode, episodeDeps, features.plug);
-    return r.result.exit_status;
+    return { status: r.result.exit_status, trajectory: r.trajectory };
   }
 
   #episodeDeps(key: string, host: string | undefined, signal: AbortSignal, watched: Watched): EpisodeDeps {
@@ -373,10 +394,10 @@ export class BatchRun {
     o: Output,
     id: string,
     host: string | undefined,
-    run: { status: string; error: string; watched: Watched },
+    run: { status: string; error: string; watched: Watched; trajectory: string },
   ): Promise<void> {
     const { status, watched } = run;
-    const state = await trajectoryState(trajPath(o, id));
+    const state = await trajectoryState(run.trajectory);
     const { finished, patch } = await this.#plan.rules.outcome(`${o.dir}/${id}`, state, watched.modelBuilt);
     o.files.record(
       id,

@@ -8,12 +8,14 @@
  */
 import { Claims, describeHolder, DirLock, Lease, leaseMs } from "./_claims.ts";
 import { prediction, ResultFiles, trajectoryState } from "./_results.ts";
+import { rescuesOf } from "./_rescued.ts";
 
 /** `<id>.resumeN.traj.json` beside `<id>.traj.json`: N of the file. */
 const RESUMED = /^(.*)\.resume(\d+)\.traj\.json$/;
 
 /**
- * The newest trajectory of an instance: the resumed one with the highest N, else `base`.
+ * The newest trajectory of an instance: the resumed one with the highest N, else `base` or a rescue
+ * file of it (see `_rescued.ts`), whichever was written last.
  * @param base `<dir>/<id>/<id>.traj.json`
  */
 export async function newestTrajectory(base: string): Promise<string> {
@@ -31,11 +33,19 @@ export async function newestTrajectory(base: string): Promise<string> {
   } catch {
     // No directory yet: the instance never ran.
   }
-  return best;
+  if (bestN > 0) return best;
+  const [rescue] = await rescuesOf(base);
+  if (rescue === undefined) return base;
+  const mtime = async (p: string) => {
+    const s = await Deno.stat(p).catch(() => undefined);
+    return s?.isFile ? s.mtime?.getTime() ?? 0 : -1;
+  };
+  return (await mtime(rescue)) > (await mtime(base)) ? rescue : base;
 }
 
-/** Remove an instance's resumed trajectories (before the batch runs it anew from the start). */
+/** Remove an instance's resumed and rescued trajectories (before the batch runs it anew from the start). */
 export async function removeResumed(base: string): Promise<void> {
+  for (const rescue of await rescuesOf(base)) await Deno.remove(rescue).catch(() => {});
   const dir = base.slice(0, base.lastIndexOf("/"));
   const stem = base.slice(dir.length + 1).replace(/\.traj\.json$/, "");
   try {

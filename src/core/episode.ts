@@ -148,6 +148,8 @@ export interface Episode {
   setup?: string;
   /** `extra` keys left out of the trajectory's messages (ProgramBench: `raw_output`). */
   omitExtra?: string[];
+  /** Where the trajectory goes on when neither its path nor a file beside it can be written (a batch's). */
+  rescueDir?: string;
   /** Process-wide limits shared by a batch's episodes (default: from `MSWEA_GLOBAL_*_LIMIT`). */
   limits?: GlobalLimits;
 }
@@ -267,6 +269,7 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const writer = new TrajectoryWriter(episode.outputPath, {
     ...(episode.top ? { top: episode.top } : {}),
     ...(episode.omitExtra ? { omitExtra: episode.omitExtra } : {}),
+    ...(episode.rescueDir ? { rescueDir: episode.rescueDir } : {}),
     onMoved: (to, why) =>
       deps.log(
         `warning: Cannot write the trajectory at ${episode.outputPath} any more (${why}); it goes on in ${to}`,

@@ -30,6 +30,10 @@ export interface ReadTrajectory {
  * @throws {SyntaxError} when nothing can be recovered
  */
 export async function readTrajectory(path: string): Promise<ReadTrajectory> {
+  // A pipe (a model can put one at a trajectory's path) or a device would block the read for ever.
+  if (!(await Deno.stat(path)).isFile) {
+    throw new TypeError(`Cannot read trajectory ${path}: it is not a regular file`);
+  }
   const { data, repaired } = parseTrajectoryText(await Deno.readTextFile(path), path);
   const record = Array.isArray(data) ? { messages: data } : data;
   if (!isPlainObject(record)) throw new SyntaxError(`Cannot read trajectory ${path}: no messages`);

@@ -48,6 +48,8 @@ export interface TrajectoryHead {
   omitExtra?: string[];
   /** Told when the trajectory moves to another file: its path can no longer be written (see `save`). */
   onMoved?: (to: string, why: string) => void;
+  /** Where a rescue file goes when none can be made beside the path (default: the temporary directory). */
+  rescueDir?: string;
 }
 
 /** A save that did not reach the disk; the message names the file, what is in it and what to do. */
@@ -303,8 +305,8 @@ export class TrajectoryWriter {
 
   /**
    * The path cannot be written any more (a pipe put in its place, its directory made read-only): the
-   * run goes on in a file beside it, else in the temporary directory, and `onMoved` says where. Every
-   * paid step stays on disk.
+   * run goes on in a file beside it, else in `rescueDir`, else in the temporary directory, and `onMoved`
+   * says where. Every paid step stays on disk.
    * @throws the error of the path when no rescue file can be made either
    */
   async #rescue(info: object, cause: unknown): Promise<void> {
@@ -313,12 +315,15 @@ export class TrajectoryWriter {
     const name = `${base}.rescued-${Deno.pid}-${Date.now().toString(36)}.traj.json`;
     const why = cause instanceof Error ? cause.message : String(cause);
     const inTemp = () => Deno.makeTempFile({ prefix: "claudius-", suffix: `-${name}` });
-    for (
-      const [candidate, exclusive] of [[() => Promise.resolve(`${dir}/${name}`), true], [
-        inTemp,
-        false,
-      ]] as const
-    ) {
+    const rescueDir = this.#head.rescueDir;
+    const candidates: [() => Promise<string>, boolean][] = [
+      [() => Promise.resolve(`${dir}/${name}`), true],
+      ...(rescueDir
+        ? [[() => Promise.resolve(`${rescueDir}/${name}`), true] as [() => Promise<string>, boolean]]
+        : []),
+      [inTemp, false],
+    ];
+    for (const [candidate, exclusive] of candidates) {
       const previous = this.path;
       try {
         this.path = await candidate();
