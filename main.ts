@@ -14,6 +14,7 @@ import { ConfigError } from "./src/core/errors.ts";
 import { redactText, secretValues } from "./src/core/redact.ts";
 import { escapeControls } from "./src/lib/safe_text.ts";
 import { type Host, projectEnvAllows } from "./src/core/host.ts";
+import { claudiusConfigDir } from "./src/core/user_dirs.ts";
 import {
   type Face,
   FACE_VARIABLE,
@@ -80,7 +81,8 @@ async function hostEnvironment(face: Face): Promise<Record<string, string>> {
       );
     }
   };
-  if (!isUpstreamFace(face) && configHome) await fill(`${configHome}/claudius/.env`);
+  const own = claudiusConfigDir(env);
+  if (!isUpstreamFace(face) && own) await fill(`${own}/.env`);
   const upstreamDir = env.MSWEA_GLOBAL_CONFIG_DIR || (configHome ? `${configHome}/mini-swe-agent` : "");
   if (upstreamDir) await fill(`${upstreamDir}/.env`);
   if (!isUpstreamFace(face)) await fill(".env", true);
@@ -134,7 +136,7 @@ function origin(): string {
 }
 
 /** The process as the commands see it (see {@link Host}). */
-async function processHost(face: Face): Promise<Host> {
+async function processHost(face: Face, argv: string[]): Promise<Host> {
   const cwd = userDirectory();
   const encoder = new TextEncoder();
   const terminal = {
@@ -145,6 +147,7 @@ async function processHost(face: Face): Promise<Host> {
   return {
     env: await hostEnvironment(face),
     cwd,
+    commandLine: [face, ...argv],
     builtinDir: programFile("config").pathname,
     programFile,
     origin: origin(),
@@ -170,7 +173,7 @@ async function processHost(face: Face): Promise<Host> {
 }
 
 async function main(argv: string[], face: Face): Promise<number> {
-  return await dispatch(argv, await processHost(face), face);
+  return await dispatch(argv, await processHost(face, argv), face);
 }
 
 /** The face this process was started as (a wrapper's variable is not passed on to the commands run). */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ImageUse } from "./run_record.ts";
 import { type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import { GlobalLimits } from "../core/global_limits.ts";
 import { redactText } from "../core/redact.ts";
@@ -54,6 +55,15 @@ interface Watched {
   cost: number;
   env: Environment | undefined;
   modelBuilt: boolean;
+  /** The container image it ran in, for `run.json`. */
+  image?: ImageUse;
+}
+
+/** The model a reply's response names (its `model`), for `run.json`. */
+function servedName(m: Message): string | undefined {
+  const extra = m.extra as { response?: { model?: unknown } } | undefined;
+  const model = m.object === "response" ? (m as { model?: unknown }).model : extra?.response?.model;
+  return typeof model === "string" && model ? model : undefined;
 }
 
 /** The workers of one batch invocation and what they share. */
@@ -123,7 +133,12 @@ export class BatchRun {
       await done;
     }
     this.#progress.stop();
-    for (const o of this.#outputs) await o.files.close();
+    for (const o of this.#outputs) {
+      await o.files.close();
+      await o.record?.close(this.#plan.now()).catch((e) =>
+        deps.log(`warning: Cannot write run.json: ${errorMessage(e)}`)
+      );
+    }
     const end = {
       interrupted: this.#stopped() || forced,
       globalLimitReached: this.#limits.exceeded,
@@ -350,9 +365,15 @@ export class BatchRun {
       top: { instance_id: id },
       limits: this.#limits,
       rescueDir: rescueDir(path),
+      ...(o.prompts ? { prompts: o.prompts } : {}),
       ...rules.episode,
     };
-    const episodeDeps = { ...this.#episodeDeps(key, host, signal, watched), lease };
+    const containers = ["docker", "podman"].includes(cls) && typeof config.environment.image === "string";
+    if (containers) {
+      const executable = String(config.environment.executable || cls);
+      watched.image = { image: String(config.environment.image), executable, ...(host ? { host } : {}) };
+    }
+    const episodeDeps = { ...this.#episodeDeps(key, host, signal, watched, o), lease };
     const features = await deps.features(config, episode, {
       ...(rules.artifactsIf ? { artifactsIf: rules.artifactsIf } : {}),
       ...(deps.force ? { force: deps.force } : {}),
@@ -361,7 +382,13 @@ export class BatchRun {
     return { status: r.result.exit_status, trajectory: r.trajectory };
   }
 
-  #episodeDeps(key: string, host: string | undefined, signal: AbortSignal, watched: Watched): EpisodeDeps {
+  #episodeDeps(
+    key: string,
+    host: string | undefined,
+    signal: AbortSignal,
+    watched: Watched,
+    o: Output,
+  ): EpisodeDeps {
     const { deps, options } = this.#plan;
     const progress = this.#progress;
     return {
@@ -380,6 +407,8 @@ export class BatchRun {
       watch: {
         message: (m: Message) => {
           if (m.role === "assistant" || m.object === "response") watched.steps++;
+          const served = servedName(m);
+          if (served) o.record?.served(served);
           watched.cost += Number(m.extra?.cost ?? 0) || 0;
           progress.update(key, watched.steps, watched.cost);
         },
@@ -410,6 +439,10 @@ export class BatchRun {
     this.#progress.finish(this.#key(o, id), status, status === "Submitted" ? "" : firstLine.slice(0, 200));
     await o.files.flush();
     // An engine that failed this instance (not its task) gets no more work once that repeats.
+    if (watched.image) o.record?.image(watched.image);
+    await o.record?.flush().catch((e) =>
+      this.#progress.log(`warning: Cannot write run.json: ${errorMessage(e)}`)
+    );
     const fault = watched.env?.engineFault?.();
     const setAside = this.#health.record(host ?? "", fault, state !== null && !state.failedStart);
     if (setAside) this.#progress.log(setAside);

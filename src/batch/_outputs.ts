@@ -11,6 +11,8 @@ import { prediction, ResultFiles, type TrajectoryState, trajectoryState } from "
 import type { ModeRules } from "./modes.ts";
 import { newestTrajectory } from "./resumed.ts";
 import type { Instance } from "./select.ts";
+import type { Prompts } from "../core/config/provenance.ts";
+import { RunRecord } from "./run_record.ts";
 import type { Arm, BatchSummary } from "./types.ts";
 import { trialDir } from "./_trials.ts";
 
@@ -23,6 +25,10 @@ export interface Output {
   /** The instances this output runs (its trial's share of the selection). */
   selected: Instance[];
   config: ResolvedConfig;
+  /** Where its prompts came from (`info.prompts`). */
+  prompts?: Prompts;
+  /** This invocation's entry in `<dir>/run.json`. */
+  record?: RunRecord;
   dir: string;
   lock: DirLock;
   claims: Claims;
@@ -56,6 +62,8 @@ export interface OutputContext {
   /** Claim lease in milliseconds. */
   leaseMs: number;
   rules: ModeRules;
+  /** The environment engines are asked in (image digests for `run.json`). */
+  env: Record<string, string>;
 }
 
 /** Where an instance's trajectory is saved in an output directory. */
@@ -91,11 +99,16 @@ export async function openOutput(
   const model = arm.config.model.model_name;
   const claims = new Claims(dir, lock, { leaseMs: ctx.leaseMs, now: ctx.now, log: ctx.log });
   const holds = (id: string) => claims.heldLocked(id);
+  const facts = arm.run &&
+    { ...arm.run, ...(arm.name ? { arm: arm.name } : {}), ...(trial ? { trial } : {}) };
+  const record = facts ? await RunRecord.open(dir, lock, facts, ctx.startedAt, ctx.env) : undefined;
   return {
     name: arm.name,
     trial,
     selected,
     config: arm.config,
+    ...(arm.prompts ? { prompts: arm.prompts } : {}),
+    ...(record ? { record } : {}),
     dir,
     lock,
     claims,

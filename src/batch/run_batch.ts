@@ -32,8 +32,9 @@ export type { Arm, ArmsOptions, ArmsSummary, BatchDeps, BatchOptions, BatchSumma
  * @throws {ConfigError} bad instances file; {@link UsageError} bad selection
  */
 export async function runBatch(options: BatchOptions, deps: BatchDeps): Promise<BatchSummary> {
-  const { config, ...rest } = options;
-  const [only] = (await runOutputs({ ...rest, trials: 1, arms: [{ name: "", config }] }, deps, false)).arms;
+  const { config, prompts, run, ...rest } = options;
+  const arm = { name: "", config, ...(prompts ? { prompts } : {}), ...(run ? { run } : {}) };
+  const [only] = (await runOutputs({ ...rest, trials: 1, arms: [arm] }, deps, false)).arms;
   if (!only) throw new Error("Cannot summarise the batch: its output directory is missing");
   return only.summary;
 }
@@ -85,7 +86,7 @@ async function runOutputs(options: ArmsOptions, deps: BatchDeps, nested: boolean
     selected,
     options.workers,
   );
-  const context = { startedAt, now, log: deps.log, leaseMs: lease, rules };
+  const context = { startedAt, now, log: deps.log, leaseMs: lease, rules, env: deps.hostEnv };
   const outputs: Output[] = [];
   try {
     for (const p of where) {

@@ -5,6 +5,8 @@
  * @module
  */
 import type { ResolvedConfig } from "../core/config/load.ts";
+import type { Prompts } from "../core/config/provenance.ts";
+import type { RunFacts } from "./run_record.ts";
 import type { Classes, Episode, EpisodeDeps, EpisodePlug } from "../core/episode.ts";
 import type { Message } from "../core/types.ts";
 import type { DockerHostSpec } from "./_workers.ts";
@@ -22,6 +24,10 @@ export interface BatchOptions {
   workers: number;
   /** The merged config every instance starts from. */
   config: ResolvedConfig;
+  /** Where its prompts came from, recorded as each trajectory's `info.prompts`. */
+  prompts?: Prompts;
+  /** The invocation's facts for `<out>/run.json` (none written without). */
+  run?: RunFacts;
   /** The selection; `shard: "auto"` is read from the scheduler's variables in `BatchDeps.hostEnv`. */
   selection: Omit<Selection, "shard"> & { shard?: ShardSpec };
   /** Redo finished instances too. */
@@ -108,10 +114,14 @@ export interface BatchSummary {
 export interface Arm {
   name: string;
   config: ResolvedConfig;
+  /** Where its prompts came from (`info.prompts`). */
+  prompts?: Prompts;
+  /** The invocation's facts for `run.json` in its directory. */
+  run?: RunFacts;
 }
 
 /** What an ablation runs: a batch's options with arms instead of one config. */
-export type ArmsOptions = Omit<BatchOptions, "config"> & { arms: Arm[] };
+export type ArmsOptions = Omit<BatchOptions, "config" | "prompts" | "run"> & { arms: Arm[] };
 
 /**
  * How an ablation ended: each output directory (an arm's, or one trial of an arm) summarised as a batch

@@ -26,6 +26,10 @@ import { REGISTRY } from "./classes.ts";
 
 import { YAML } from "./components.ts";
 import { isPlainObject } from "../lib/json.ts";
+import type { UpstreamRelease } from "../core/config/upstream_store.ts";
+import { releaseInUse } from "../core/config/upstream_release.ts";
+import { digestTable } from "../core/config/upstream_store.ts";
+import { type Prompts, promptsOf, type ProvenanceContext } from "../core/config/provenance.ts";
 
 /**
  * The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults.
@@ -51,6 +55,7 @@ export async function resolveFlagsConfig(
     {
       schema,
       builtinDir: host.builtinDir,
+      upstream: upstreamLookup(host),
       ...(configDir ? { configDir } : {}),
       readTextFile: readUtf8File,
       yaml: YAML,
@@ -73,7 +78,27 @@ export async function resolveFlagsConfig(
     const { defaultIsolationArgs } = await import("../core/environments/extra/docker.ts");
     config.environment.run_args = defaultIsolationArgs(cpus, memory);
   }
-  return { config, sources };
+  return { config, sources, prompts: await promptsFor(sources, host) };
+}
+
+/** Where the prompts of a config made of `sources` came from (`info.prompts`). */
+export async function promptsFor(
+  sources: readonly ConfigSource[],
+  host: Host,
+  recorded?: ProvenanceContext["recorded"],
+): Promise<Prompts> {
+  const table = await digestTable(host.env);
+  const ctx = { builtinDir: host.builtinDir, table, cwd: host.cwd, ...(recorded ? { recorded } : {}) };
+  return promptsOf(sources, ctx);
+}
+
+/**
+ * Where upstream's names look for upstream's own files: the release in use (imported, or an installed
+ * Python package's), looked up once, on the first name that needs it.
+ */
+export function upstreamLookup(host: Host): () => Promise<UpstreamRelease | undefined> {
+  let found: Promise<UpstreamRelease | undefined> | undefined;
+  return () => found ??= releaseInUse(host.env, host.cwd, host.err);
 }
 
 /**

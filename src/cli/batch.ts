@@ -16,6 +16,54 @@ import { failedAlike, summaryLines } from "../batch/progress.ts";
 import { exportHint, MODES, SWEBENCH_SUBSETS } from "../batch/modes.ts";
 import { onSignals, resolveFlagsConfig } from "./_shared.ts";
 import { episodeFeatures } from "./features.ts";
+import type { ConfigSource, ResolvedConfig } from "../core/config/load.ts";
+import { describeSource, type Prompts } from "../core/config/provenance.ts";
+import { digestTable } from "../core/config/upstream_store.ts";
+import { isSecretName, REDACTED, redactText, secretValues } from "../core/redact.ts";
+import { VERSION } from "../core/version.ts";
+import { UPSTREAM_VERSION } from "../core/trajectory_info.ts";
+import { priceTable } from "../core/models/price_table.ts";
+import type { RunFacts } from "../batch/run_record.ts";
+import type { Json } from "../core/types.ts";
+import { resolvePath } from "../lib/paths.ts";
+
+/**
+ * What `run.json` says of this invocation before it runs anything: the command line (credentials
+ * redacted), each config file's digest and what it is, the prompts' source, the model, the price table.
+ */
+async function runFacts(
+  config: ResolvedConfig,
+  sources: readonly ConfigSource[],
+  prompts: Prompts,
+  host: Host,
+): Promise<RunFacts> {
+  const secrets = secretValues(host.env);
+  const table = await digestTable(host.env);
+  const ctx = { builtinDir: host.builtinDir, table, cwd: host.cwd };
+  const redacted = (arg: string) => {
+    const key = /^(?:-c)?([\w.-]+)=/.exec(arg)?.[1];
+    const last = key?.slice(key.lastIndexOf(".") + 1);
+    return last && isSecretName(last)
+      ? `${arg.slice(0, arg.indexOf("=") + 1)}${REDACTED}`
+      : redactText(arg, secrets);
+  };
+  return {
+    claudius_version: VERSION,
+    mini_version: UPSTREAM_VERSION,
+    command_line: host.commandLine.map(redacted),
+    cwd: host.cwd,
+    config_files: sources.filter((s) => s.path !== undefined).map((s) =>
+      ({
+        spec: s.spec,
+        ...describeSource(s, ctx),
+        path: resolvePath(s.path!, host.cwd),
+      }) as { [key: string]: Json }
+    ),
+    prompts: prompts as { [key: string]: Json },
+    model: String(config.model.model_name ?? ""),
+    price_table: priceTable(),
+  };
+}
 
 /** The flags of `claudius batch`. */
 export const SPEC = BATCH_SPEC;
@@ -52,27 +100,28 @@ export async function batchCommand(flags: BatchFlags, host: Host, upstream = fal
   }
   /** The config of the batch (or of one arm), refused when someone would have to answer. */
   const batchConfig = async (f: BatchFlags) => {
-    const { config, sources } = await resolveFlagsConfig(f, host, rules.baseConfig);
+    const { config, sources, prompts } = await resolveFlagsConfig(f, host, rules.baseConfig);
+    const run = await runFacts(config, sources, prompts, host);
     if (config.agent.agent_class === "interactive") {
       throw new UsageError(
         "claudius batch never asks: agent.agent_class 'interactive' cannot be used in a batch",
       );
     }
     refuseSilentYolo(config, sources, "claudius batch never asks", "pass -c agent.mode=yolo");
-    return config;
+    return { config, prompts, run };
   };
   // Each arm: the shared -c specs, then its own, then the flags.
   const arms = [];
   for (const { name, specs } of flags.arms) {
     try {
-      arms.push({ name, config: await batchConfig({ ...flags, config: [...flags.config, ...specs] }) });
+      arms.push({ name, ...await batchConfig({ ...flags, config: [...flags.config, ...specs] }) });
     } catch (e) {
       if (e instanceof ConfigError) throw new ConfigError(`arm ${name}: ${e.message}`, { cause: e });
       if (e instanceof UsageError) throw new UsageError(`arm ${name}: ${e.message}`);
       throw e;
     }
   }
-  const config = arms.length ? undefined : await batchConfig(flags);
+  const one = arms.length ? undefined : await batchConfig(flags);
   const graceful = new AbortController();
   const force = new AbortController();
   let signalStatus = "";
@@ -123,7 +172,7 @@ export async function batchCommand(flags: BatchFlags, host: Host, upstream = fal
     const done = await runArms({
       ...options,
       trials: flags.trials,
-      arms: config ? [{ name: "", config }] : arms,
+      arms: one ? [{ name: "", ...one }] : arms,
     }, deps);
     const lines = done.arms.flatMap(({ name, trial, summary }) => {
       const head = [name ? `arm ${name}` : "", trial === undefined ? "" : `trial ${trial}`].filter(Boolean);

@@ -4,18 +4,18 @@
  *
  * @module
  */
-import { type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
+import { asSubcommand, type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
 
 import { renderHelp } from "../lib/help.ts";
 
-import { COMMAND_LINE, type ConfigSource, findKeyLine } from "../core/config/load.ts";
+import { COMMAND_LINE, type ConfigSource, findKeyLine, OWN_PREFIX } from "../core/config/load.ts";
 
 import type { Host } from "../core/host.ts";
 import { redactSecrets } from "../core/redact.ts";
 
 import { EPISODE_FLAGS, GO_ON_FLAGS, runFlags } from "./run_flags.ts";
 
-import { resolveFlagsConfig } from "./_shared.ts";
+import { resolveFlagsConfig, upstreamLookup } from "./_shared.ts";
 
 import { checkEndpoint, describeEndpoint } from "./preflight.ts";
 import { isPlainObject } from "../lib/json.ts";
@@ -35,9 +35,10 @@ export const CONFIG_FLAGS = {
 export const SPEC: CommandSpec<typeof CONFIG_FLAGS> = {
   name: "claudius config",
   summary: "list the built-in configs, or check the config a run would use",
-  usage: ["list", "check [-c SPEC]... [run flags]"],
+  usage: ["list", "check [-c SPEC]... [run flags]", "import-upstream [SOURCE] [--version V]"],
   examples: [
     ["claudius config list", "the built-in configs, each with one line about it"],
+    ["claudius config import-upstream", "mini-swe-agent's own config files, checked by their sha256"],
     [
       "claudius config check -c my.yaml -m openai/gpt-5-mini",
       "the merged config and where each value came from; then the key, and the endpoint asked for its " +
@@ -128,6 +129,12 @@ function explain(config: Record<string, unknown>, sources: ConfigSource[]): stri
  * @throws {UsageError} for bad flags; {ConfigError} for a config a run would refuse
  */
 export async function main(argv: string[], host: Host): Promise<number> {
+  if (argv[0] === "import-upstream") {
+    return await asSubcommand(
+      "config import-upstream",
+      async () => await (await import("./import_upstream.ts")).main(argv.slice(1), host),
+    );
+  }
   const { values, positionals } = parseCommandLine(CONFIG_FLAGS, argv);
   if (values.help) return (host.out(renderHelp(SPEC) + "\n"), 0);
   const [what] = positionals;
@@ -135,10 +142,21 @@ export async function main(argv: string[], host: Host): Promise<number> {
     const configs = await builtinConfigs(host.builtinDir);
     const width = Math.max(...configs.map(([n]) => n.length));
     for (const [name, about] of configs) host.out(`${name.padEnd(width)}  ${about}\n`);
+    const release = await upstreamLookup(host)();
+    host.out(
+      release
+        ? `\nupstream's names (mini, swebench, ...) run mini-swe-agent ${release.version}'s own files ` +
+          `(${release.origin === "imported" ? "imported" : "a Python package's"}, ${release.dir}): ` +
+          `${Object.keys(release.files).sort().join(", ")}; -c ${OWN_PREFIX}NAME runs claudius's own\n`
+        : "\nupstream's names (mini, swebench, ...) run claudius's own words above; 'claudius config " +
+          "import-upstream' brings mini-swe-agent's files\n",
+    );
     return 0;
   }
   if (what !== "check" || positionals.length !== 1) {
-    throw new UsageError(`config needs list or check${what ? `, got '${positionals.join(" ")}'` : ""}`);
+    throw new UsageError(
+      `config needs list, check or import-upstream${what ? `, got '${positionals.join(" ")}'` : ""}`,
+    );
   }
   const { config, sources } = await resolveFlagsConfig(runFlags(values, CONFIG_FLAGS), host);
   for (const line of explain(config, sources)) host.out(`${line}\n`);

@@ -237,7 +237,7 @@ export async function main(argv: string[], host: Host, name: string): Promise<nu
   if (!host.env.MSWEA_CONFIGURED && canAsk && host.terminal.stdout) {
     await setup(host.env, (q) => session.ask(q), (text) => host.out(`${text}\n`));
   }
-  const { config, sources } = await resolveFlagsConfig(flags, host, await defaultSpec(host));
+  const { config, sources, prompts } = await resolveFlagsConfig(flags, host, await defaultSpec(host));
   upstreamDefaults(config, sources, host.cwd);
   refuseUnasked(config, sources, canAsk);
   let task = typeof config.run.task === "string" ? config.run.task : undefined;
@@ -256,7 +256,7 @@ export async function main(argv: string[], host: Host, name: string): Promise<nu
   if (!task.trim()) throw new UsageError("The task is empty: nothing to ask the model");
   const code = await runWithSignals(
     config,
-    { task, outputPath: output },
+    { task, outputPath: output, prompts },
     { verbose: false, quiet: true },
     host,
     session,

@@ -231,7 +231,7 @@ async function single(argv: string[], host: Host): Promise<number> {
   const session = await openTerminal(host, canAsk);
   const code = await runWithSignals(
     config,
-    { task, outputPath: output },
+    { task, outputPath: output, prompts: resolved.prompts },
     { verbose: false, quiet: true },
     host,
     session,

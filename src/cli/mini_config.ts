@@ -24,7 +24,7 @@ const FLAGS = { help: { type: "boolean", short: "h", doc: "print this help" } } 
 export const CONFIG_SPEC: CommandSpec<typeof FLAGS> = {
   name: "mini-extra config",
   summary: "manage the global config file (upstream's .env of keys and defaults)",
-  usage: ["setup", "set [KEY [VALUE]]", "unset [KEY]", "edit"],
+  usage: ["setup", "set [KEY [VALUE]]", "unset [KEY]", "edit", "import-upstream [SOURCE] [--version V]"],
   examples: [
     ["mini-extra config set MSWEA_MODEL_NAME openai/gpt-5-mini", "the default model of every run"],
     ["mini-extra config setup", "the first-run questions again"],
@@ -73,6 +73,9 @@ async function needed(ask: Ask, question: string): Promise<string> {
  * @throws {UsageError} for an unknown action or missing answers
  */
 export async function main(argv: string[], host: Host): Promise<number> {
+  if (argv[0] === "import-upstream") {
+    return await (await import("./import_upstream.ts")).main(argv.slice(1), host, "mini-extra config");
+  }
   const { values, positionals } = parseCommandLine(FLAGS, argv);
   const [action, key, value, ...more] = positionals;
   if (values.help || action === undefined) return (host.out(renderHelp(CONFIG_SPEC) + "\n"), 0);
@@ -99,6 +102,8 @@ export async function main(argv: string[], host: Host): Promise<number> {
     case "edit":
       return await editGlobalConfig(env);
     default:
-      throw new UsageError(`mini-extra config: unknown action '${action}' (setup, set, unset or edit)`);
+      throw new UsageError(
+        `mini-extra config: unknown action '${action}' (setup, set, unset, edit or import-upstream)`,
+      );
   }
 }

@@ -29,6 +29,7 @@ import { configSchema } from "./schema.ts";
 
 import { YAML } from "./components.ts";
 
+import { upstreamLookup } from "./_shared.ts";
 import { EPISODE_FLAGS } from "./run_flags.ts";
 
 import { readRecording, type Recording } from "../features/replay/recording.ts";
@@ -96,6 +97,7 @@ async function replayConfig(recording: Recording, specs: string[], host: Host) {
   const io = {
     schema,
     builtinDir: host.builtinDir,
+    upstream: upstreamLookup(host),
     readTextFile: readUtf8File,
     yaml: YAML,
     ...(configDir ? { configDir } : {}),

@@ -19,7 +19,7 @@ import { batchInstanceOf, leaseInstance } from "../batch/resumed.ts";
 import { exitMessage, Interrupted } from "../core/errors.ts";
 import { resumeConfig } from "./resume_config.ts";
 import { parseResumeArgs, RESUME_SPEC, resumedPath, type ResumeFlags } from "./resume_flags.ts";
-import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
+import { promptsFor, refuseUnasked, resolveFlagsConfig, upstreamLookup } from "./_shared.ts";
 import { YAML } from "./components.ts";
 import { openTerminal, runWithSignals } from "./run.ts";
 
@@ -112,16 +112,20 @@ async function resumeHeld(
     );
   }
   const canAsk = host.terminal.stdin;
-  const { config, sources } = source
+  const { config, sources, prompts } = source
     ? await resumeConfig({ source, unknownClasses }, flags.config, flags.overrides, {
       schema: configSchema(registry),
       builtinDir: host.builtinDir,
+      upstream: upstreamLookup(host),
       ...(hostEnv.MSWEA_CONFIG_DIR ? { configDir: hostEnv.MSWEA_CONFIG_DIR } : {}),
       readTextFile: readUtf8File,
       yaml: YAML,
       hostEnv,
       warn: err,
-    })
+    }).then(async (r) => ({
+      ...r,
+      prompts: await promptsFor(r.sources, host, { spec: source.spec, prompts: predecessor.prompts }),
+    }))
     : await resolveFlagsConfig(flags, host, "default", false, registry);
   refuseUnasked(config, sources, canAsk);
   const cls = config.environment.environment_class;
@@ -166,6 +170,7 @@ async function resumeHeld(
         newFile: flags.output === undefined,
         ...(task !== undefined ? { vars: { task } } : {}),
         top,
+        prompts,
       },
       flags,
       host,

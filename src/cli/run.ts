@@ -28,6 +28,7 @@ import type { Interrupts } from "../features/interactive/user_io.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 import { onSignals, refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
 import { episodeFeatures } from "./features.ts";
+import { claudiusConfigDir } from "../core/user_dirs.ts";
 
 /** UTC time to the millisecond plus 4 random hex digits: runs started together get their own names. */
 function timestamp(): string {
@@ -86,7 +87,7 @@ export async function main(argv: string[], host: Host, commands: CommandTable): 
 /** `claudius [--task T | --task-file F] ...`: one episode; its exit code. */
 export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
   const canAsk = host.terminal.stdin;
-  const { config, sources } = await resolveFlagsConfig(
+  const { config, sources, prompts } = await resolveFlagsConfig(
     flags,
     host,
     "default",
@@ -134,7 +135,7 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
   const configured = typeof config.agent.output_path === "string" ? config.agent.output_path : undefined;
   const outputPath = flags.output ?? configured ?? `${RUNS_DIR}/${stamp}.traj.json`;
   const newFile = flags.output === undefined && configured === undefined;
-  return await runWithSignals(config, { task, outputPath, newFile }, flags, host, session);
+  return await runWithSignals(config, { task, outputPath, newFile, prompts }, flags, host, session);
 }
 
 /**
@@ -244,7 +245,7 @@ export async function openTerminal(host: Host, canAsk: boolean) {
   const { secretValues } = await import("../core/redact.ts");
   const hostEnv = host.env;
   const live = host.terminal.stdout;
-  const configHome = hostEnv.XDG_CONFIG_HOME || (hostEnv.HOME ? `${hostEnv.HOME}/.config` : "");
+  const configDir = claudiusConfigDir(hostEnv);
   return openSession({
     stdin: host.stdin,
     stdout: host.stdout,
@@ -252,7 +253,7 @@ export async function openTerminal(host: Host, canAsk: boolean) {
     live,
     color: live && !hostEnv.NO_COLOR,
     columns: () => host.consoleSize().columns,
-    ...(configHome ? { historyPath: `${configHome}/claudius/history.jsonl` } : {}),
+    ...(configDir ? { historyPath: `${configDir}/history.jsonl` } : {}),
     secrets: secretValues(hostEnv),
   });
 }

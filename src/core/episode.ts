@@ -27,6 +27,7 @@ import { type InfoExtras, type ResumeLink, type TrajectoryInfo, trajectoryInfo }
 import { episodeSecrets } from "./secret_redactor.ts";
 import type { Environment, Hooks, Json, LoopState, Message, Model, StreamSink, Vars } from "./types.ts";
 import { GlobalLimits } from "./global_limits.ts";
+import type { Prompts } from "./config/provenance.ts";
 
 /** The `run` keys: what happens around the episode (artifacts and ATIF are the features'). */
 export const RUN_KEYS = {
@@ -152,6 +153,8 @@ export interface Episode {
   rescueDir?: string;
   /** Process-wide limits shared by a batch's episodes (default: from `MSWEA_GLOBAL_*_LIMIT`). */
   limits?: GlobalLimits;
+  /** Where the config's prompts came from, recorded as `info.prompts` (see `config/provenance.ts`). */
+  prompts?: Prompts;
 }
 
 /**
@@ -279,6 +282,7 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const extras: InfoExtras = {
     ...(typeof startup === "string" && startup ? { startupCommand: startup } : {}),
     ...(plug.resume ? { resumedFrom: plug.resume.link } : {}),
+    ...(episode.prompts ? { prompts: episode.prompts } : {}),
   };
   const info = (a: DefaultAgent) => trajectoryInfo(a, secrets, extras);
   const shown = redactor.view<Message>();

@@ -13,6 +13,8 @@ export interface Host {
   env: Record<string, string>;
   /** The current directory. */
   cwd: string;
+  /** The command line as typed: the face it ran as (`claudius`, `mini`, ...), then its arguments. */
+  commandLine: readonly string[];
   /** Where the built-in configs are (`config/`, embedded in the compiled binary): `programFile("config")`. */
   builtinDir: string;
   /**

@@ -9,6 +9,7 @@ import { redactSecrets } from "./redact.ts";
 
 import { VERSION } from "./version.ts";
 import { isPlainObject } from "../lib/json.ts";
+import type { Prompts } from "./config/provenance.ts";
 
 /** The upstream mini-swe-agent version whose behaviour claudius reproduces. */
 export const UPSTREAM_VERSION = "2.4.6";
@@ -46,6 +47,10 @@ export interface TrajectoryInfo {
   mini_version: string;
   /** The claudius version that wrote the trajectory. */
   claudius_version: string;
+  /** Where the prompts came from: upstream's files of a release, claudius's own words, a user's file. */
+  prompts?: Prompts;
+  /** The model as configured (`model.model_name`) and as each response named it (`model`), in order. */
+  model_names?: { configured: string; served: string[] };
   /** How the run ended (`Submitted`, `LimitsExceeded`, ...); empty while it runs. */
   exit_status: string;
   /** What the agent submitted (empty unless it submitted). */
@@ -66,6 +71,8 @@ export interface InfoExtras {
   startupCommand?: string;
   /** A resumed run: the trajectory it went on from, recorded as `info.resumed_from`. */
   resumedFrom?: ResumeLink;
+  /** Where the prompts came from, recorded as `info.prompts`. */
+  prompts?: Prompts;
 }
 
 /**
@@ -85,11 +92,35 @@ export function trajectoryInfo(
     config: recordedConfig(agent, mechanisms, secrets, extras),
     mini_version: UPSTREAM_VERSION,
     claudius_version: VERSION,
+    ...(extras.prompts ? { prompts: extras.prompts } : {}),
+    model_names: modelNames(agent),
     exit_status: ending.exit_status,
     submission: ending.submission,
     ...facts,
     ...(extras.resumedFrom ? { resumed_from: extras.resumedFrom } : {}),
   };
+}
+
+/** What each agent's responses named, and how many of its messages were read for it. */
+const servedSoFar = new WeakMap<object, { read: number; served: string[] }>();
+
+/** `info.model_names`: the configured name, and the names the responses gave (read once per message). */
+function modelNames(agent: DefaultAgent): { configured: string; served: string[] } {
+  const messages = agent.messages;
+  let seen = servedSoFar.get(agent);
+  if (!seen || seen.read > messages.length) servedSoFar.set(agent, seen = { read: 0, served: [] });
+  for (; seen.read < messages.length; seen.read++) {
+    const m = messages[seen.read] as { extra?: { response?: unknown }; object?: unknown; model?: unknown };
+    const response = isPlainObject(m.extra?.response)
+      ? m.extra.response
+      : m.object === "response"
+      ? m
+      : undefined;
+    const model = isPlainObject(response) ? response.model : undefined;
+    if (typeof model === "string" && model && !seen.served.includes(model)) seen.served.push(model);
+  }
+  const configured = agent.model.config.model_name;
+  return { configured: typeof configured === "string" ? configured : "", served: [...seen.served] };
 }
 
 /** The last config block built for each agent, and what it was built from. */

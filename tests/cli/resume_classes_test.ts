@@ -95,6 +95,7 @@ function testHost(cwd: string, err: string[]): Host {
   return {
     env: {},
     cwd,
+    commandLine: ["claudius", "resume"],
     builtinDir: configIO().builtinDir,
     programFile: (path) => new URL(`../../${path}`, import.meta.url),
     origin: "checkout (test)",

@@ -8,6 +8,7 @@
  */
 import { ConfigError } from "../errors.ts";
 
+import type { UpstreamRelease } from "./upstream_store.ts";
 import { checkTemplate, TemplateError } from "../../lib/python/template/template.ts";
 
 import { nearestKey } from "../../lib/spelling.ts";
@@ -31,6 +32,10 @@ export interface ConfigSource {
   text?: string;
   /** The parsed mapping (a file's YAML, or the flags' settings). */
   data: ConfigTree;
+  /** A file's sha256 (of its text as read). */
+  sha256?: string;
+  /** The file is one of upstream's, from the release upstream's names resolve to (see `upstream_store.ts`). */
+  release?: UpstreamRelease;
 }
 
 /** The `spec` of the source made from command-line flags. */

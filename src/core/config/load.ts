@@ -6,6 +6,8 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
+import { checkStored, type UpstreamRelease } from "./upstream_store.ts";
+import { sha256Hex } from "../../lib/sha256.ts";
 
 import { ConfigError } from "../errors.ts";
 
@@ -56,6 +58,11 @@ export interface ConfigIO {
   builtinDir: string;
   /** Upstream's `$MSWEA_CONFIG_DIR`: searched after the current directory. */
   configDir?: string;
+  /**
+   * The release of upstream's config files that upstream's names resolve to (imported, or found in a
+   * Python package), asked for only when such a name is about to resolve to claudius's own words.
+   */
+  upstream?: () => Promise<UpstreamRelease | undefined>;
   /** Reads the text of a config file found by its spec (a failure becomes a `ConfigError`). */
   readTextFile(path: string): Promise<string>;
   /**
@@ -70,8 +77,8 @@ export type YamlModule = typeof import("../../lib/python/yaml.ts");
 
 /**
  * Upstream's built-in configs (name -> path in mini-swe-agent). claudius has a built-in of each name,
- * with upstream's keys and values and prompts in claudius's words; naming one says so once
- * ({@link loadSpec}).
+ * with upstream's keys and values and prompts in claudius's words; once upstream's own files are
+ * imported or found (`upstream_store.ts`), the name runs those ({@link loadSpec}).
  */
 export const UPSTREAM_CONFIGS: Readonly<Record<string, string>> = {
   default: "src/minisweagent/config/default.yaml",
@@ -84,6 +91,35 @@ export const UPSTREAM_CONFIGS: Readonly<Record<string, string>> = {
   swebench_modal: "src/minisweagent/config/benchmarks/swebench_modal.yaml",
 };
 
+/** Where upstream keeps its config files (in a checkout; `minisweagent/config/` in a package). */
+const UPSTREAM_CONFIG_DIR = "src/minisweagent/config/";
+
+/** The prefix that names claudius's own built-in whatever upstream's files are there (`-c claudius/mini`). */
+export const OWN_PREFIX = "claudius/";
+
+/**
+ * The file under upstream's `config/` that a spec names by upstream's name (`mini`, `swebench`,
+ * `benchmarks/swebench.yaml`, `upstream/default` or the built-in `upstream/default.yaml`'s path, which
+ * upstream's faces give for `-c default`), or undefined. claudius's own `default` is no upstream name.
+ */
+export function upstreamFile(spec: string, builtinDir: string): string | undefined {
+  const bare = spec.replace(/\.ya?ml$/, "");
+  if (bare === "upstream/default" || bare === `${builtinDir.replace(/\/+$/, "")}/upstream/default`) {
+    return "default.yaml";
+  }
+  const name = bare.replace(/^benchmarks\//, "");
+  if (name === "default" || name.includes("/") || !Object.hasOwn(UPSTREAM_CONFIGS, name)) return undefined;
+  const file = UPSTREAM_CONFIGS[name]!.slice(UPSTREAM_CONFIG_DIR.length);
+  return bare.startsWith("benchmarks/") && !file.startsWith("benchmarks/") ? undefined : file;
+}
+
+/** The one line a run of an upstream name says when claudius's own words stand in for upstream's file. */
+export function ownWordsNote(name: string): string {
+  return `note: ${name}'s prompts are claudius's own words, not mini-swe-agent's (-c ${OWN_PREFIX}${name} ` +
+    "names them so); 'claudius config import-upstream' (or 'mini-extra config import-upstream') brings " +
+    "upstream's";
+}
+
 /**
  * Built-in configs that add to another one (`-c daemon` keeps the built-in `default` first;
  * `-c swebench_modal` keeps the `swebench` of `--mode swebench`, where upstream, given it alone, has no prompts).
@@ -95,7 +131,8 @@ export const BUILTIN_OVERLAYS: ReadonlySet<string> = new Set(["daemon", "dangero
  * `default`; `key=value` specs and overlays (`daemon`, `dangerous`) add to it.
  */
 export function namesWholeConfig(spec: string): boolean {
-  return !spec.includes("=") && !BUILTIN_OVERLAYS.has(spec.replace(/\.ya?ml$/, ""));
+  const name = (spec.startsWith(OWN_PREFIX) ? spec.slice(OWN_PREFIX.length) : spec).replace(/\.ya?ml$/, "");
+  return !spec.includes("=") && !BUILTIN_OVERLAYS.has(name);
 }
 
 /**
@@ -153,12 +190,20 @@ export function configCandidates(
   return here ? [...names, ...inDirs, ...bare] : inDirs;
 }
 
+/** The first candidate that is a file. */
+async function firstFile(candidates: string[]): Promise<string | undefined> {
+  for (const c of candidates) if (await exists(c)) return c;
+  return undefined;
+}
+
 /**
- * Load one `-c` spec: `key=value`, or a file found by {@link configCandidates}. When an explicit
- * spec resolves to a claudius built-in whose name is also one of upstream's built-in configs,
- * `note` says so (the two differ in their prompts); when a name of a built-in resolves to a file of
- * the current directory instead (as upstream's does), `note` says that. A spec claudius chose
- * itself (`implicit`: the face's default) is never taken from the current directory.
+ * Load one `-c` spec: `key=value`, or a file found by {@link configCandidates}. An upstream name
+ * ({@link upstreamFile}) resolves to upstream's own file when a release of them is there (checked
+ * against its digest), else to claudius's built-in of that name, which `note` says once
+ * ({@link ownWordsNote}); `claudius/NAME` names claudius's built-in NAME, saying nothing. When a name
+ * of a built-in resolves to a file of the current directory instead (as upstream's does), `note` says
+ * that. A spec claudius chose itself (`implicit`: the face's default) is never taken from the current
+ * directory.
  * @throws {ConfigError} when the file is missing, unreadable, or not valid YAML (with line:column)
  */
 export async function loadSpec(
@@ -168,16 +213,24 @@ export async function loadSpec(
   implicit = false,
 ): Promise<ConfigSource> {
   if (spec.includes("=")) return { spec, data: parseKeyValue(spec) };
-  const candidates = configCandidates(spec, io, !implicit);
-  let path: string | undefined;
-  for (const c of candidates) {
-    if (await exists(c)) {
-      path = c;
-      break;
+  const own = spec.startsWith(OWN_PREFIX) ? spec.slice(OWN_PREFIX.length) : undefined;
+  const candidates = own === undefined
+    ? configCandidates(spec, io, !implicit)
+    : configCandidates(own, { builtinDir: io.builtinDir }, false).filter((c) =>
+      c.startsWith(`${io.builtinDir}/`)
+    );
+  let path = await firstFile(candidates);
+  const file = own === undefined ? upstreamFile(spec, io.builtinDir) : undefined;
+  let release: UpstreamRelease | undefined;
+  if (file !== undefined && (path === undefined || path.startsWith(`${io.builtinDir}/`))) {
+    const found = await io.upstream?.();
+    if (found?.files[file]) {
+      release = found;
+      path = `${found.dir}/${file}`;
+    } else if (path) {
+      note?.(ownWordsNote(file === "default.yaml" ? "upstream/default" : file.replace(/^.*\/|\.yaml$/g, "")));
     }
   }
-  const name = spec.replace(/^.*\//, "").replace(/\.ya?ml$/, "");
-  const upstream = Object.hasOwn(UPSTREAM_CONFIGS, name) ? UPSTREAM_CONFIGS[name] : undefined;
   if (!path) {
     throw new ConfigError(
       `Cannot find config '${spec}': no such file or built-in config (tried ${candidates.join(", ")})`,
@@ -192,12 +245,6 @@ export async function loadSpec(
       `note: -c ${spec} is ${path} of this directory, not the built-in ${spec}: a file there chooses the model, ` +
         "its endpoint and commands run before the task (run.env_startup_command, on this host for local); " +
         `give ./${path} to mean it, or run elsewhere for the built-in`,
-    );
-  }
-  if (upstream && note && path.startsWith(`${io.builtinDir}/`)) {
-    note(
-      `note: -c ${spec} is claudius's own ${path.slice(io.builtinDir.length + 1)}, not mini-swe-agent's ` +
-        `(the prompts differ); give ${upstream.replace(/^.*\//, "")}'s path to run theirs`,
     );
   }
   const text = await io.readTextFile(path).catch((e) => {
@@ -222,7 +269,8 @@ export async function loadSpec(
   if (!isPlainObject(data)) {
     throw new ConfigError(`Cannot load config ${path}: the top level must be a mapping`);
   }
-  return { spec, path, text, data };
+  const sha256 = release ? await checkStored(release, file!, text) : await sha256Hex(text);
+  return { spec, path, text, data, sha256, ...(release ? { release } : {}) };
 }
 
 /** The last source that sets `section.key`, for messages. */
@@ -298,9 +346,9 @@ export function resolveConfig(
 
 /**
  * Load, check and merge specs in order; `overrides` (the command-line flags) come last. The first
- * `implicit` specs are claudius's own choice (e.g. the built-in `default`), not the user's: no note
- * names them. Keys no class reads are one warning each, or refused when `strict` or the merged
- * `run.strict_config` says so (see {@link checkSources}).
+ * `implicit` specs are claudius's own choice (e.g. the built-in `default`, the face's default), not the
+ * user's: they are never taken from the current directory. Keys no class reads are one warning each,
+ * or refused when `strict` or the merged `run.strict_config` says so (see {@link checkSources}).
  * @throws {ConfigError} for the first bad spec
  */
 export async function loadConfig(
@@ -316,8 +364,7 @@ export async function loadConfig(
 ): Promise<{ config: ResolvedConfig; sources: ConfigSource[] }> {
   const sources: ConfigSource[] = [];
   for (const [k, spec] of specs.entries()) {
-    const implicit = k < (options.implicit ?? 0);
-    sources.push(await loadSpec(spec, io, implicit ? undefined : warn, implicit));
+    sources.push(await loadSpec(spec, io, warn, k < (options.implicit ?? 0)));
   }
   if (options.overrides) sources.push({ spec: COMMAND_LINE, data: options.overrides });
   await checkSources(io.schema, sources, warn, options.strict);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Prompts } from "../../core/config/provenance.ts";
 import type { ConfigSource } from "../../core/config/load.ts";
 import { isV1, v1Exit, v1Messages } from "./_upstream_v1.ts";
 
@@ -56,6 +57,8 @@ export interface Predecessor {
   state: Omit<ResumeState, "restarted" | "replay">;
   /** Its top-level keys besides the format, messages and info (`instance_id`). */
   top: Record<string, Json>;
+  /** Where its prompts came from (its `info.prompts`), when it says. */
+  prompts?: Prompts;
 }
 
 const isObservation = (m: Message) =>
@@ -110,6 +113,9 @@ export async function readPredecessor(path: string, registry: Registry): Promise
       },
     },
     top,
+    ...(isPlainObject(info.prompts) && typeof info.prompts.source === "string"
+      ? { prompts: info.prompts as Prompts }
+      : {}),
   };
 }
 

@@ -286,29 +286,40 @@ Deno.test("loadSpec() looks in the current dir, $MSWEA_CONFIG_DIR, the built-ins
   }
 });
 
-Deno.test("loadSpec() names claudius's own built-in when the user picks a name upstream also ships", async () => {
+Deno.test("loadSpec() says once that an upstream name runs claudius's own words, unless claudius/NAME names them", async () => {
   const notes: string[] = [];
+  // claudius's own default (ProgramBench's settings) is no upstream name; textbased is claudius's only.
   await loadSpec("default", io, (l) => notes.push(l));
   await loadSpec("textbased", io, (l) => notes.push(l));
-  assertEquals(notes.length, 1);
-  assertMatch(
-    notes[0]!,
-    /^note: -c default is claudius's own default\.yaml, not mini-swe-agent's \(the prompts differ\); give default\.yaml's path to run theirs$/,
-  );
-  const quiet: string[] = [];
-  await loadConfig(["default"], io, (l) => quiet.push(l), { implicit: 1 });
-  assertEquals(quiet, [], "no note for the base claudius chose itself");
-  // Every upstream built-in name resolves to claudius's own file of that name (a note says whose prose).
+  assertEquals(notes, []);
+  // Every upstream built-in name resolves to claudius's own file of that name, with one note.
   for (
-    const name of ["mini", "mini.yaml", "mini_textbased", "benchmarks/swebench_backticks", "swebench_xml"]
+    const name of [
+      "mini",
+      "mini.yaml",
+      "mini_textbased",
+      "benchmarks/swebench_backticks",
+      "swebench_xml",
+      "upstream/default",
+    ]
   ) {
     const said: string[] = [];
     const source = await loadSpec(name, io, (l) => said.push(l));
-    assertMatch(
-      source.path ?? "",
-      new RegExp(`${name.replace(/^benchmarks\//, "").replace(/\.yaml$/, "")}\.yaml$`),
-    );
+    const file = name.replace(/^benchmarks\//, "").replace(/\.yaml$/, "");
+    assertMatch(source.path ?? "", new RegExp(`${file}\.yaml$`));
     assertEquals(said.length, 1, name);
+    assertMatch(
+      said[0]!,
+      new RegExp(
+        `^note: ${
+          file.replace(/^.*\//, "") === "default" ? "upstream/default" : file
+        }'s prompts are claudius's own words, ` +
+          `not mini-swe-agent's \\(-c claudius/\\S+ names them so\\); 'claudius config import-upstream' .*brings upstream's$`,
+      ),
+    );
+    const own: string[] = [];
+    const named = await loadSpec(`claudius/${name}`, io, (l) => own.push(l));
+    assertEquals([named.path, own], [source.path, []], `claudius/${name}`);
   }
 });
 

@@ -1,0 +1,204 @@
+/**
+ * Upstream's config files as claudius keeps them: checked against the digests of their release
+ * (`upstream_digests.ts`), stored per release under claudius's config directory
+ * (`~/.config/claudius/upstream/<version>/`, with a `manifest.json` saying where they came from and
+ * which were kept modified), the release in use named by `upstream/active`. A release in use is
+ * what upstream's names (`-c mini`, `-c swebench`, the faces' defaults) resolve to.
+ *
+ * @module
+ */
+import { sha256Hex } from "../../lib/sha256.ts";
+import { readUtf8File } from "../../lib/text_file.ts";
+import { ConfigError } from "../errors.ts";
+import { claudiusConfigDir, type Env } from "../user_dirs.ts";
+import { UPSTREAM_DIGESTS, UPSTREAM_RELEASES } from "./upstream_digests.ts";
+import { isPlainObject } from "../../lib/json.ts";
+
+/** The variable a test names its own digest table by (a JSON file: release -> file -> sha256). */
+export const TEST_DIGESTS_VARIABLE = "CLAUDIUS_TEST_UPSTREAM_DIGESTS";
+
+/** The release whose loop claudius reproduces, and the one imported when none is named. */
+export const DEFAULT_RELEASE = "2.4.6";
+
+/** The digests files are checked against: upstream's (the default), or a test's own table. */
+export interface DigestTable {
+  /** Release -> file (its path under upstream's `config/`) -> sha256. */
+  releases: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** The test table's file, when {@link TEST_DIGESTS_VARIABLE} named one. */
+  testTable?: string;
+}
+
+/**
+ * The digest table: upstream's, or the one {@link TEST_DIGESTS_VARIABLE} names (tests hand in the
+ * digests of their own stand-in files this way; what it checks is recorded as checked by it).
+ * @throws {ConfigError} when the named table cannot be read
+ */
+export async function digestTable(env: Env): Promise<DigestTable> {
+  const path = env[TEST_DIGESTS_VARIABLE];
+  if (!path) return { releases: UPSTREAM_DIGESTS };
+  let data: unknown;
+  try {
+    data = JSON.parse(await readUtf8File(path));
+  } catch (e) {
+    throw new ConfigError(`Cannot read ${TEST_DIGESTS_VARIABLE} '${path}': ${(e as Error).message}`);
+  }
+  const ok = isPlainObject(data) &&
+    Object.values(data).every((r) =>
+      isPlainObject(r) && Object.values(r).every((d) => typeof d === "string")
+    );
+  if (!ok) {
+    throw new ConfigError(
+      `Cannot use ${TEST_DIGESTS_VARIABLE} '${path}': not a JSON {release: {file: sha256}}`,
+    );
+  }
+  return { releases: data as Record<string, Record<string, string>>, testTable: path };
+}
+
+/** The releases of a table, newest first. */
+export function newestFirst(table: DigestTable): string[] {
+  const known = new Set(Object.keys(table.releases));
+  const ordered = [...UPSTREAM_RELEASES].reverse().filter((v) => known.delete(v));
+  return [...ordered, ...[...known].sort().reverse()];
+}
+
+/** The releases that published `file` with this digest, newest first. */
+export function releasesWith(table: DigestTable, file: string, sha256: string): string[] {
+  return newestFirst(table).filter((v) => table.releases[v]?.[file] === sha256);
+}
+
+/** One stored file: its digest, and whether it differs from its release's (kept by `--allow-modified`). */
+export interface StoredFile {
+  /** The file's sha256 (hex). */
+  sha256: string;
+  /** The file is not the release's (its digest is {@link StoredFile.release_sha256}). */
+  modified?: true;
+  /** A modified file's release's digest. */
+  release_sha256?: string;
+}
+
+/** A release's config files that upstream's names resolve to. */
+export interface UpstreamRelease {
+  /** Its release (`2.4.6`). */
+  version: string;
+  /** The directory holding them, in upstream's layout (`mini.yaml`, `benchmarks/swebench.yaml`). */
+  dir: string;
+  /** Imported with `claudius config import-upstream`, or found in an installed Python package. */
+  origin: "imported" | "python package";
+  /** Where the files came from (the import's source, the package's directory). */
+  source: string;
+  /** File (path under `dir`) -> its digest. */
+  files: Readonly<Record<string, StoredFile>>;
+  /** The test digest table that checked them, if one did. */
+  testTable?: string;
+}
+
+/** What `manifest.json` of a stored release holds. */
+export interface Manifest {
+  /** The release. */
+  version: string;
+  /** Where the files were read (a directory, an archive, a URL). */
+  source: string;
+  /** When (ISO 8601). */
+  imported_at: string;
+  /** The claudius that imported them. */
+  claudius_version: string;
+  /** File -> digest (and whether it was kept modified). */
+  files: Record<string, StoredFile>;
+  /** The test digest table that checked them, if one did. */
+  test_digest_table?: string;
+}
+
+/** `<claudius config dir>/upstream`, where releases are stored (undefined without a home). */
+export function storeDir(env: Env): string | undefined {
+  const dir = claudiusConfigDir(env);
+  return dir && `${dir}/upstream`;
+}
+
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await Deno.readTextFile(path));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw new ConfigError(`Cannot read ${path}: ${(e as Error).message} (import the release again)`);
+  }
+}
+
+/**
+ * The stored release in use (`upstream/active`), or undefined when none was imported.
+ * @throws {ConfigError} for a store that cannot be read
+ */
+export async function activeRelease(env: Env): Promise<UpstreamRelease | undefined> {
+  const store = storeDir(env);
+  if (!store) return undefined;
+  const version = await Deno.readTextFile(`${store}/active`).then((t) => t.trim(), () => "");
+  if (!version) return undefined;
+  const dir = `${store}/${version}`;
+  const manifest = await readJson(`${dir}/manifest.json`);
+  if (!isPlainObject(manifest) || !isPlainObject(manifest.files)) {
+    throw new ConfigError(
+      `Cannot use upstream's ${version} in ${dir}: its manifest.json is missing or damaged ` +
+        `(claudius config import-upstream --version ${version} stores it again)`,
+    );
+  }
+  const m = manifest as unknown as Manifest;
+  return {
+    version,
+    dir,
+    origin: "imported",
+    source: String(m.source),
+    files: m.files,
+    ...(m.test_digest_table ? { testTable: m.test_digest_table } : {}),
+  };
+}
+
+/**
+ * Store a release's files (replacing what was stored for it) and make it the one in use.
+ * @returns the directory they are in
+ */
+export async function storeRelease(
+  env: Env,
+  manifest: Manifest,
+  contents: ReadonlyMap<string, Uint8Array>,
+): Promise<string> {
+  const store = storeDir(env);
+  if (!store) throw new ConfigError("Cannot store upstream's files: neither XDG_CONFIG_HOME nor HOME is set");
+  await Deno.mkdir(store, { recursive: true });
+  const dir = `${store}/${manifest.version}`;
+  const temp = await Deno.makeTempDir({ dir: store, prefix: `.${manifest.version}-` });
+  try {
+    for (const [file, bytes] of contents) {
+      const path = `${temp}/${file}`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeFile(path, bytes);
+    }
+    await Deno.writeTextFile(`${temp}/manifest.json`, JSON.stringify(manifest, null, 2) + "\n");
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await Deno.rename(temp, dir);
+  } catch (e) {
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  const active = `${store}/active`;
+  await Deno.writeTextFile(`${active}.tmp`, `${manifest.version}\n`);
+  await Deno.rename(`${active}.tmp`, active);
+  return dir;
+}
+
+/**
+ * Check a stored file's text against the digest it was stored with, as it is read for a run.
+ * @throws {ConfigError} when it changed since (naming both digests)
+ */
+export async function checkStored(release: UpstreamRelease, file: string, text: string): Promise<string> {
+  const sha256 = await sha256Hex(text);
+  const want = release.files[file]?.sha256;
+  if (want !== undefined && sha256 !== want) {
+    const again = release.origin === "imported"
+      ? `claudius config import-upstream --version ${release.version} stores it again`
+      : "reinstall the package, or import the files you mean with --allow-modified";
+    throw new ConfigError(
+      `Cannot use ${release.dir}/${file}: it changed since it was checked (sha256 ${sha256}, ` +
+        `checked as ${want}); ${again}`,
+    );
+  }
+  return sha256;
+}
