@@ -170,7 +170,7 @@ Deno.test("mini: a model error's exit_status is litellm's exception name, as ups
 Deno.test("mini: no key names a way that works for the face (not a ./.env it never reads)", async () => {
   const r = await run("mini", ["-y", "-t", "x", "-m", "openai/gpt-5-mini"]);
   assertEquals(r.code, 1, r.stderr);
-  assertMatch(r.stderr, /^error: Cannot configure model: no API key .*mini-extra config set OPENAI_API_KEY/);
+  assertMatch(r.stderr, /^error: Cannot configure model: no API key .*mini-extra config set OPENAI_API_KEY/m);
   assert(!/\.env file here/.test(r.stderr), r.stderr);
 });
 
@@ -179,7 +179,7 @@ Deno.test("mini: a docker config without an image says how to give one with mini
     OPENAI_API_KEY: KEY,
   });
   assertEquals(r.code, 1, r.stderr);
-  assertMatch(r.stderr, /^error: Missing config key 'environment\.image' \(.*-c environment\.image=IMAGE/);
+  assertMatch(r.stderr, /^error: Missing config key 'environment\.image' \(.*-c environment\.image=IMAGE/m);
   assert(!/pass --image/.test(r.stderr), "mini has no --image flag");
 });
 
@@ -376,4 +376,41 @@ Deno.test("mini -c default is upstream's default (no limits, fenced commands); c
   });
   const own = await run("claudius", ["config", "check", "-c", "default"]);
   assertMatch(own.stdout, /agent\.step_limit = 1000/);
+});
+
+Deno.test("mini: a gateway's alias answered by another model is priced by the model that answered, under mini's $3 limit", async () => {
+  const usage = { prompt_tokens: 2_000, completion_tokens: 100 };
+  const replies: ScriptReply[] = [
+    { content: "look", commands: ["echo hi"], usage },
+    { content: "again", commands: ["echo there"], usage },
+    { ...SUBMIT, usage },
+  ];
+  // inspect_swe's bridge: `openai/inspect`, the real model in the response's `model`, no usage.cost.
+  const server = await startFakeServer(replies, { model: "gpt-5-mini-2025-08-07" });
+  try {
+    const r = await run("mini", [
+      "-y",
+      "-t",
+      "x",
+      "-m",
+      "openai/inspect",
+      "--exit-immediately",
+      "-o",
+      "t.json",
+    ], {
+      OPENAI_API_BASE: server.url,
+      OPENAI_API_KEY: KEY,
+    });
+    assertEquals(r.code, 0, r.stderr);
+    const t = await trajectory(`${r.dir}/t.json`);
+    assertEquals([t.info.exit_status, t.info.model_stats.api_calls], ["Submitted", 3], r.stderr);
+    const perCall = 2_000 * 0.25e-6 + 100 * 2e-6; // gpt-5-mini's published prices
+    assert(
+      Math.abs(t.info.model_stats.instance_cost - 3 * perCall) < 1e-12,
+      String(t.info.model_stats.instance_cost),
+    );
+    assertEquals(t.info.model_names, { configured: "openai/inspect", served: ["gpt-5-mini-2025-08-07"] });
+  } finally {
+    await server.close();
+  }
 });

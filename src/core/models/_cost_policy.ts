@@ -1,8 +1,10 @@
 /**
- * What a call costs and what an unknown cost means: the provider's `usage.cost`, else configured
- * prices, else the price database, else nothing for a local server (`hosted_vllm/`, `ollama/`, ...:
- * free); and, with a cost limit set, a refusal before the first call (or after the first call, for
- * endpoints that might have reported cost) when no price can be known.
+ * What a call costs and what an unknown cost means: the provider's `usage.cost`; else, when the
+ * response names another model than the one configured (a gateway's alias answered by a real
+ * model), that model's price in the database; else configured prices, else the database's price of
+ * the configured name, else nothing for a local server (`hosted_vllm/`, `ollama/`, ...: free); and,
+ * with a cost limit set, a refusal before the first call (or after the first call, for endpoints that
+ * might have reported cost) when no price can be known.
  *
  * @module
  */
@@ -10,8 +12,20 @@ import { ConfigError } from "../errors.ts";
 import type { Json } from "../types.ts";
 import { callCost, type Prices } from "./_cost.ts";
 import type { Endpoint } from "./_presets.ts";
-import { findPrice, pricedProvider, type PriceEntry } from "./_prices.ts";
+import { findPrice, findServedPrice, pricedProvider, type PriceEntry } from "./_prices.ts";
 import { PROVIDERS } from "./providers.ts";
+
+/** A model name without the provider prefixes that may lead it (`openrouter/anthropic/x` -> `x`). */
+const bare = (name: string) => name.slice(name.lastIndexOf("/") + 1).toLowerCase();
+
+/**
+ * Whether a response's `model` is the configured one: the same name (provider prefixes aside), or a
+ * dated snapshot of it (`gpt-5-mini` answered as `gpt-5-mini-2025-08-07`).
+ */
+export function sameModel(served: string, configured: string): boolean {
+  const [a, b] = [bare(served), bare(configured)];
+  return a === b || a.startsWith(`${b}-`) || b.startsWith(`${a}-`);
+}
 
 /** What the policy needs to know. */
 export interface CostPolicyOptions {
@@ -33,7 +47,10 @@ export class CostPolicy {
   readonly #useDatabase: boolean;
   /** A local server's call without a reported cost or a configured price costs nothing. */
   readonly #free: boolean;
+  /** Whether the database may price the model a response names (a paid provider, or a limit to keep). */
+  readonly #priceServed: boolean;
   #database: Promise<PriceEntry | undefined> | undefined;
+  readonly #served = new Map<string, Promise<PriceEntry | undefined>>();
   #warned = false;
 
   /**
@@ -48,8 +65,9 @@ export class CostPolicy {
     this.#free = prices === undefined && provider !== undefined && PROVIDERS[provider]?.local === true;
     // The database prices the paid providers' models (also OpenRouter's, should a response lack its
     // cost), and any model when a limit must be enforced.
-    this.#useDatabase = prices === undefined && !this.#free &&
-      (provider !== undefined ? pricedProvider(provider) : costLimit > 0);
+    const local = provider !== undefined && PROVIDERS[provider]?.local === true;
+    this.#priceServed = !local && (provider !== undefined ? pricedProvider(provider) : costLimit > 0);
+    this.#useDatabase = prices === undefined && !this.#free && this.#priceServed;
     if (costLimit > 0 && prices === undefined && !this.#useDatabase && !this.#free) this.#cannotEnforce();
   }
 
@@ -69,10 +87,19 @@ export class CostPolicy {
    * The cost of one call.
    *
    * @param usage the response's `usage`, if any
+   * @param served the response's `model`, if it names one
    * @returns dollars (0 when unknown and no limit is set, with one warning)
    * @throws {ConfigError} when the cost is unknown and a limit is set
    */
-  async cost(usage: { [key: string]: Json } | undefined): Promise<number> {
+  async cost(usage: { [key: string]: Json } | undefined, served?: string): Promise<number> {
+    const reported = callCost(usage, undefined);
+    if (reported !== undefined) return reported;
+    if (usage !== undefined && served && this.#priceServed && !sameModel(served, this.#o.endpoint.model)) {
+      let entry = this.#served.get(served);
+      if (!entry) this.#served.set(served, entry = findServedPrice(served));
+      const priced = (await entry)?.cost(usage);
+      if (priced !== undefined) return priced;
+    }
     let cost = callCost(usage, this.#o.prices);
     if (cost === undefined && this.#useDatabase && usage !== undefined) {
       cost = (await this.#lookup())?.cost(usage);

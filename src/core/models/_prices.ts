@@ -35,6 +35,23 @@ const PROVIDER_IDS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The price of a model named as a response names it (`claude-sonnet-4-5-20250929`,
+ * `anthropic/claude-sonnet-4-5`): a known provider prefix narrows the search, else the name alone.
+ *
+ * @param served the response's `model`
+ * @returns the entry, or undefined when the database has none
+ */
+export async function findServedPrice(served: string): Promise<PriceEntry | undefined> {
+  const slash = served.indexOf("/");
+  const prefix = slash > 0 ? served.slice(0, slash) : undefined;
+  if (prefix !== undefined && Object.hasOwn(PROVIDER_IDS, prefix)) {
+    return await findPrice(served.slice(slash + 1), prefix) ??
+      await findPrice(served.slice(slash + 1), undefined);
+  }
+  return await findPrice(served, undefined);
+}
+
+/**
  * Whether the database may know prices for this provider prefix (local servers never cost money).
  *
  * @param provider the model name's provider prefix (`openai`, ...), or undefined when it had none

@@ -27,6 +27,12 @@ export function completionOf(parsed: ParsedBody, cost: number): Completion {
   return { message, finish_reason, cost, response, ...(problem !== undefined ? { problem } : {}) };
 }
 
+/** The model a response body names (its `model`), if it names one. */
+export function servedModel(body: Json): string | undefined {
+  const model = isPlainObject(body) ? body.model : undefined;
+  return typeof model === "string" && model !== "" ? model : undefined;
+}
+
 /** A 200 response whose body is not JSON (retryable: proxies send these under load). */
 export class MalformedBodyError extends SyntaxError {
   /** @param message what was wrong with the body */

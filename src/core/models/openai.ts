@@ -10,7 +10,13 @@ import type { CostPolicy } from "./_cost_policy.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
 
 import type { RetryPolicy } from "./_retry.ts";
-import { completionOf, parseCompletionBody, type ParsedResponse, parseResponsesBody } from "./_wire.ts";
+import {
+  completionOf,
+  parseCompletionBody,
+  type ParsedResponse,
+  parseResponsesBody,
+  servedModel,
+} from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 
 import { Transport } from "./_transport.ts";
@@ -158,7 +164,7 @@ export class OpenAIClient implements ChatClient {
     if (this.#stream) Object.assign(payload, { stream: true, stream_options: { include_usage: true } });
     const body = this.#bodies.serialise({ ...payload, ...this.#body }, request.messages);
     const parsed = await this.#transport.send(this.#url, body, parseCompletionBody, this.#policy, signal);
-    return completionOf(parsed, await this.#costs.cost(parsed.usage));
+    return completionOf(parsed, await this.#costs.cost(parsed.usage, servedModel(parsed.body)));
   }
 
   /**
@@ -185,7 +191,7 @@ export class OpenAIClient implements ChatClient {
     const parse = (text: string | Json) =>
       parseResponsesBody(typeof text === "string" ? text : JSON.stringify(text));
     const parsed = await this.#transport.send(this.#responsesUrl, body, parse, this.#policy, signal);
-    return { ...parsed, cost: await this.#costs.cost(parsed.usage) };
+    return { ...parsed, cost: await this.#costs.cost(parsed.usage, servedModel(parsed.body)) };
   }
 }
 

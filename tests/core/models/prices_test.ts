@@ -122,3 +122,47 @@ Deno.test("OpenAIClient.ready() refuses a cost limit it cannot enforce, saying w
   // Without a limit the same run goes ahead (its cost is then counted as 0, with a warning).
   await client({ model_name: "openai/no-such-model-9z" }, 0).ready();
 });
+
+Deno.test("OpenAIClient prices a response by the model that answered when it is not the configured one", async () => {
+  const usage = { prompt_tokens: 10_000, completion_tokens: 500 };
+  // A gateway serving an alias (inspect_swe's bridge answers `openai/inspect` with the real model).
+  const server = await startFakeServer([{ content: "a", usage }, { content: "b", usage }, {
+    content: "c",
+    usage,
+    cost: 0.42,
+  }], { model: "claude-sonnet-4-5-20250929" });
+  try {
+    const c = client({ model_name: "openai/inspect", base_url: server.url }, 3);
+    await c.ready();
+    assert(near((await c.complete(REQUEST)).cost, 10_000 * 3 * M + 500 * 15 * M));
+    // The answering model's price wins over configured prices for the alias...
+    const own = client({
+      model_name: "openai/inspect",
+      base_url: server.url,
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 2e-6,
+    }, 3);
+    assert(near((await own.complete(REQUEST)).cost, 10_000 * 3 * M + 500 * 15 * M));
+    // ...and a cost the provider reports wins over both.
+    assertEquals((await own.complete(REQUEST)).cost, 0.42);
+  } finally {
+    await server.close();
+  }
+  // The configured model answering under a dated name keeps the configured prices.
+  const dated = await startFakeServer([{ content: "a", usage }], { model: "gpt-5-mini-2025-08-07" });
+  try {
+    const own = client({ base_url: dated.url, input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 }, 3);
+    assert(near((await own.complete(REQUEST)).cost, 10_000 * 1e-6 + 500 * 2e-6));
+  } finally {
+    await dated.close();
+  }
+  // A local server is never priced by the database, whatever name it answers with.
+  const local = await startFakeServer([{ content: "a", usage }], { model: "gpt-5-mini" });
+  try {
+    const logs: string[] = [];
+    const c = client({ model_name: "hosted_vllm/my-model", base_url: local.url }, 0, logs);
+    assertEquals((await c.complete(REQUEST)).cost, 0);
+  } finally {
+    await local.close();
+  }
+});

@@ -19,7 +19,7 @@ import { type ClientRoute, type HttpClientDeps, httpSetup } from "../_http.ts";
 import { type AnthropicMessage, anthropicTool, MessageTranslator } from "./_anthropic_request.ts";
 import { anthropicParams } from "./_anthropic_params.ts";
 import { parseAnthropicBody, readAnthropicStream } from "./_anthropic_reply.ts";
-import { completionOf } from "../_wire.ts";
+import { completionOf, servedModel } from "../_wire.ts";
 import type { EndpointCheck } from "./_probe.ts";
 
 /**
@@ -185,7 +185,7 @@ export class AnthropicClient implements ChatClient {
     Object.assign(payload, this.#extraBody);
     const body = this.#bodies.serialise(payload, messages satisfies AnthropicMessage[]);
     const parsed = await this.#transport.send(this.#url, body, parseAnthropicBody, this.#policy, signal);
-    return completionOf(parsed, await this.#costs.cost(parsed.usage));
+    return completionOf(parsed, await this.#costs.cost(parsed.usage, servedModel(parsed.body)));
   }
 
   #toolsOf(tools: readonly Json[]): Json[] {
