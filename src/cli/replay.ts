@@ -38,6 +38,8 @@ import { REGISTRY } from "./classes.ts";
 
 import { replay, type ReplayOutcome } from "../features/replay/replay_run.ts";
 import { isPlainObject } from "../lib/json.ts";
+import type { RecordedConfig } from "../features/resume/recorded_config.ts";
+import { isRestartNote, recordedAgent, resumedPhases } from "./replay_parts.ts";
 
 /** The flags of `claudius replay`. */
 export const REPLAY_FLAGS = {
@@ -90,8 +92,8 @@ export const SPEC: CommandSpec<typeof REPLAY_FLAGS> = {
   ]],
 };
 
-/** The recorded config with the specs on top, resolved; upstream classes without a counterpart refused. */
-async function replayConfig(recording: Recording, specs: string[], host: Host) {
+/** A recorded config with the specs on top, resolved; upstream classes without a counterpart refused. */
+async function replayConfig(recording: Recording, recorded: RecordedConfig, specs: string[], host: Host) {
   const schema = configSchema();
   const configDir = host.env.MSWEA_CONFIG_DIR;
   const io = {
@@ -105,13 +107,13 @@ async function replayConfig(recording: Recording, specs: string[], host: Host) {
   const base: ConfigSource = {
     spec: recording.path,
     path: recording.path,
-    data: structuredClone(recording.config.tree!),
+    data: structuredClone(recorded.tree!),
   };
   const sources = [base];
   for (const spec of specs) sources.push(await loadSpec(spec, io, host.err));
   for (const source of sources) await checkSource(schema, source, host.err);
   const merged = mergeTrees(...sources.map((s) => s.data));
-  const unnamed = recording.config.unknownClasses.filter(({ key }) => {
+  const unnamed = recorded.unknownClasses.filter(({ key }) => {
     const [section = "", selector = ""] = key.split(".");
     return !isPlainObject(merged[section]) || (merged[section] as ConfigTree)[selector] === undefined;
   });
@@ -150,9 +152,7 @@ export function outcomeLines(outcome: ReplayOutcome, path: string): string[] {
     ? String((at as { role?: string; type?: string }).role ?? (at as { type?: string }).type)
     : "none";
   const lines = [
-    `claudius replay: ${path} differs at message ${
-      d.index + 1
-    } of ${r.messages.length} (${role}), in ${d.where}`,
+    `claudius replay: ${path} differs at message ${d.index + 1} of ${outcome.total} (${role}), in ${d.where}`,
   ];
   if (d.field) {
     lines.push(`  field: ${d.field.path || "(the whole message)"}: ${d.field.what}`);
@@ -186,13 +186,23 @@ export async function main(argv: string[], host: Host): Promise<number> {
       `replay -o names the trajectory being replayed (${path}), which is never changed; give another file`,
     );
   }
-  const recording = await readRecording(path, REGISTRY);
-  const config = await replayConfig(recording, values.config ?? [], host);
+  const recording = await readRecording(path, REGISTRY, isRestartNote);
+  const specs = values.config ?? [];
+  const config = await replayConfig(recording, recording.config, specs, host);
+  const phases = await resumedPhases(
+    recording,
+    config,
+    (recorded) => replayConfig(recording, recorded, specs, host),
+    host.err,
+  );
+  const makeAgent = await recordedAgent(config);
   const dir = keep === undefined ? await Deno.makeTempDir({ prefix: "claudius-replay-" }) : undefined;
   try {
     const outcome = await replay({
       recording,
       config,
+      ...(phases ? { phases } : {}),
+      ...(makeAgent ? { makeAgent } : {}),
       outputPath: keep ?? `${dir}/replay.traj.json`,
       ...(task !== undefined ? { task } : {}),
       deps: { hostEnv: host.env, cwd: host.cwd, log: host.err },

@@ -28,6 +28,18 @@ export interface ResumeLink {
   instance_cost: number;
   /** The predecessor was torn (its process killed mid-save) and was read up to its last whole message. */
   repaired: boolean;
+  /**
+   * The messages this trajectory begins with that are the predecessor's (fewer than `messages` when its
+   * last step was cut short: that step's observations were made again).
+   */
+  kept?: number;
+  /**
+   * The predecessor's `info.config` where it differs from this trajectory's, by section and key
+   * (`null`: the predecessor had no such key): what `claudius replay` renders the kept messages with.
+   */
+  config?: Record<string, unknown>;
+  /** The predecessor's own `resumed_from`, when it was a resumed run too. */
+  resumed_from?: ResumeLink;
 }
 
 /** The trajectory's `info` block (upstream's keys, plus claudius's version and artifact errors). */
@@ -71,6 +83,8 @@ export interface InfoExtras {
   startupCommand?: string;
   /** A resumed run: the trajectory it went on from, recorded as `info.resumed_from`. */
   resumedFrom?: ResumeLink;
+  /** A resumed run: the predecessor's `info.config`, recorded as the differences in `resumed_from.config`. */
+  predecessorConfig?: Record<string, unknown>;
   /** Where the prompts came from, recorded as `info.prompts`. */
   prompts?: Prompts;
 }
@@ -87,9 +101,10 @@ export function trajectoryInfo(
   const last = agent.messages.at(-1);
   const ending = last?.role === "exit" ? last.extra : { exit_status: "", submission: "" };
   const { config: mechanisms, ...facts } = agent.hooks?.info?.() ?? {};
+  const config = recordedConfig(agent, mechanisms, secrets, extras);
   return {
     model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls },
-    config: recordedConfig(agent, mechanisms, secrets, extras),
+    config,
     mini_version: UPSTREAM_VERSION,
     claudius_version: VERSION,
     ...(extras.prompts ? { prompts: extras.prompts } : {}),
@@ -97,8 +112,63 @@ export function trajectoryInfo(
     exit_status: ending.exit_status,
     submission: ending.submission,
     ...facts,
-    ...(extras.resumedFrom ? { resumed_from: extras.resumedFrom } : {}),
+    ...(extras.resumedFrom ? { resumed_from: resumeLink(extras, config) } : {}),
   };
+}
+
+/** The links already made, by the config block they were made against. */
+const links = new WeakMap<object, ResumeLink>();
+
+/** `info.resumed_from`: the link, with where the predecessor's config differed from this `config`. */
+function resumeLink(extras: InfoExtras, config: TrajectoryInfo["config"]): ResumeLink {
+  const link = extras.resumedFrom!;
+  const before = extras.predecessorConfig;
+  if (!before) return link;
+  let made = links.get(config);
+  if (made === undefined) links.set(config, made = { ...link, config: configChanges(before, config) });
+  return made;
+}
+
+/** `before`'s values where they differ from `after`'s (a section's keys one by one; `null`: not in `before`). */
+export function configChanges(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const [b, a] = [before[key], after[key]];
+    if (isPlainObject(b) && isPlainObject(a)) {
+      const changed: Record<string, unknown> = {};
+      for (const k of new Set([...Object.keys(b), ...Object.keys(a)])) {
+        if (!same(b[k], a[k])) changed[k] = b[k] ?? null;
+      }
+      if (Object.keys(changed).length) out[key] = changed;
+    } else if (!same(b, a)) out[key] = b ?? null;
+  }
+  return out;
+}
+
+/**
+ * `after` with `changes` ({@link configChanges}) put back: the config `changes` were recorded against,
+ * as it was before.
+ */
+export function undoChanges(
+  after: Record<string, unknown>,
+  changes: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = structuredClone(after);
+  for (const [key, value] of Object.entries(changes)) {
+    if (isPlainObject(value) && isPlainObject(out[key])) {
+      const section = out[key] as Record<string, unknown>;
+      for (const [k, v] of Object.entries(value)) {
+        if (v === null) delete section[k];
+        else section[k] = v;
+      }
+    } else if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
 }
 
 /** What each agent's responses named, and how many of its messages were read for it. */

@@ -148,14 +148,19 @@ Deno.test("claudius resume after SIGKILL between steps sends byte for byte the u
   assertEquals(data.info.exit_status, "Submitted");
   assertEquals(data.info.submission, "two\n");
   assertEquals(data.info.model_stats, { instance_cost: 0.05, api_calls: 5 });
-  assertEquals(data.info.resumed_from, {
+  const { config: changed, ...link } = data.info.resumed_from as { config: Record<string, unknown> };
+  assertEquals(link, {
     trajectory: `${dir}/t.traj.json`,
     exit_status: "",
     messages: 7,
     api_calls: 2,
     instance_cost: 0.02,
     repaired: false,
+    kept: 7,
   });
+  // What claudius replay renders the kept messages with: the predecessor's endpoint was another server.
+  assertEquals(Object.keys(changed), ["model"]);
+  assertEquals(Object.keys(changed.model as object), ["base_url"]);
   assertEquals(data.messages.length, 2 + 2 + 3 + 2 + 2 + 1 + 1);
   // As ATIF: the predecessor's part is copied context (system, task, two agent steps), and named.
   const atif = toAtif(await loadTrajectory(`${dir}/t.resume1.traj.json`));

@@ -29,6 +29,7 @@ import type {
   Vars,
   WireMessage,
 } from "../types.ts";
+import { NOT_EXECUTED } from "../types.ts";
 
 /** The `bash` function: name, description and parameters, as both APIs declare it. */
 export const BASH_FUNCTION = {
@@ -336,9 +337,8 @@ export class ChatModel implements Model {
     vars: Vars,
   ): (ToolMessage | UserMessage)[] {
     const actions = message.extra.actions;
-    const notRun: ExecOutput = { output: "", returncode: -1, exception_info: "action was not executed" };
     const padded = this.#format === "toolcall"
-      ? [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(notRun)]
+      ? [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(NOT_EXECUTED)]
       : outputs;
     return padded.map((output: ExecOutput, i) => {
       const content = renderTemplate(

@@ -12,7 +12,7 @@ import { errorMessage } from "../../lib/errors.ts";
 
 import { readTrajectory } from "../../core/trajectory.ts";
 
-import type { ExecOutput, Json, Message } from "../../core/types.ts";
+import { type ExecOutput, type Json, type Message, NOT_EXECUTED } from "../../core/types.ts";
 import { isJson, isJsonObject, isPlainObject, type JsonObject } from "../../lib/json.ts";
 
 import { UsageError } from "../../lib/flags.ts";
@@ -60,6 +60,8 @@ export interface Recording {
   environmentType: string;
   /** Its top-level keys besides the format, messages and info (`instance_id`). */
   top: Record<string, Json>;
+  /** Its `info` as recorded (`resumed_from` says what a resumed run went on from). */
+  info: Record<string, unknown>;
 }
 
 const extraOf = (m: Message): Record<string, unknown> => isPlainObject(m.extra) ? m.extra : {};
@@ -116,6 +118,13 @@ function responseOf(m: Message, where: string, cannot: (why: string) => UsageErr
   );
 }
 
+/** An observation of an action that never ran (the padding upstream gives it). */
+function notExecuted(m: Message): boolean {
+  const extra = extraOf(m);
+  return extra.raw_output === NOT_EXECUTED.output && extra.returncode === NOT_EXECUTED.returncode &&
+    extra.exception_info === NOT_EXECUTED.exception_info;
+}
+
 /** What a message no replay can give back is. */
 function unreplayable(m: Message): string {
   const extra = extraOf(m);
@@ -128,9 +137,14 @@ function unreplayable(m: Message): string {
  * Read a trajectory for replaying it.
  * @param path the file (absolute)
  * @param registry the classes whose recorded types are read back
+ * @param made messages the replay makes itself besides the loop's (a resumed run's restart note)
  * @throws {UsageError} naming the file (and message) for what cannot be replayed
  */
-export async function readRecording(path: string, registry: Registry): Promise<Recording> {
+export async function readRecording(
+  path: string,
+  registry: Registry,
+  made?: (m: Message) => boolean,
+): Promise<Recording> {
   const { data } = await readTrajectory(path).catch((e) => {
     if (e instanceof Deno.errors.NotFound) throw new UsageError(`Cannot replay ${path}: no such file`);
     throw new UsageError(`Cannot replay ${path}: ${errorMessage(e)} (not a trajectory?)`);
@@ -166,6 +180,8 @@ export async function readRecording(path: string, registry: Registry): Promise<R
       });
     } else if (kind === "observation") {
       if (calls.length === 0) throw cannot(`${where} observes a command before any reply`);
+      // Upstream's stand-in for an action a submission or an interruption kept from running: no output.
+      if (notExecuted(m)) continue;
       const record = fieldsOf(m);
       const id = record.tool_call_id ?? record.call_id;
       outputs.push({
@@ -174,7 +190,7 @@ export async function readRecording(path: string, registry: Registry): Promise<R
         ...(typeof id === "string" ? { toolCallId: id } : {}),
         output: outputOf(m, where, cannot),
       });
-    } else throw cannot(`${where} is ${unreplayable(m)}, which a replay cannot give back`);
+    } else if (!made?.(m)) throw cannot(`${where} is ${unreplayable(m)}, which a replay cannot give back`);
   }
   const ending = messages[exitIndex];
   const exit = ending ? extraOf(ending) : {};
@@ -193,5 +209,6 @@ export async function readRecording(path: string, registry: Registry): Promise<R
     config,
     environmentType: String(recorded.environment_type ?? ""),
     top,
+    info,
   };
 }

@@ -11,9 +11,9 @@ import { AGENT_KEYS, DefaultAgent } from "../../core/agent.ts";
 import { checkRequired } from "../../core/config/keys.ts";
 import type { ResolvedConfig } from "../../core/config/load.ts";
 import { ConfigError } from "../../core/errors.ts";
-import { type EpisodeDeps, runEpisode } from "../../core/episode.ts";
+import { type AgentFactory, type EpisodeDeps, type ResumePlan, runEpisode } from "../../core/episode.ts";
 import { makeModel } from "../../core/models/classes.ts";
-import type { Message } from "../../core/types.ts";
+import type { Message, Vars } from "../../core/types.ts";
 import { renderTemplate } from "../../lib/python/template/template.ts";
 import { solve, tokens, UNAME_FIELDS } from "./invert.ts";
 import type { Recording } from "./recording.ts";
@@ -25,11 +25,28 @@ import {
   ReplaySession,
 } from "./replaying.ts";
 
+/**
+ * One part of a recording played back with the config its messages were made with: a resumed run is
+ * its predecessor's messages, made under the predecessor's config, then its own, made under its own.
+ */
+export interface ReplayPhase {
+  /** The config its messages were made with. */
+  config: ResolvedConfig;
+  /** The index of the first message of the next part (the last part: the recording's length). */
+  end: number;
+  /** How a later part goes on from the messages before it (as `claudius resume` went on); none: the first. */
+  resume?: (before: Message[]) => ResumePlan;
+}
+
 /** What a replay needs. */
 export interface ReplayOptions {
   recording: Recording;
-  /** The config it runs with: the recorded one, with any `-c` specs on top. */
+  /** The config it runs with: the recorded one, with any `-c` specs on top (the last part's). */
   config: ResolvedConfig;
+  /** A resumed recording's parts, oldest first (default: one part, `config`, the whole recording). */
+  phases?: ReplayPhase[];
+  /** Builds the agent of the class that ran (default: the default agent over upstream's keys). */
+  makeAgent?: AgentFactory;
   /** Where claudius's trajectory of the replay goes. */
   outputPath: string;
   /** The task, when given (else it is read back from the instance message). */
@@ -46,6 +63,8 @@ export interface ReplayOutcome {
   stopped?: string;
   /** The variables read back from the first messages (`task`, `system`, ...). */
   recovered: string[];
+  /** The recording's messages (a part's session holds only those up to its end). */
+  total: number;
 }
 
 /**
@@ -100,37 +119,85 @@ function unescapeAll(values: Record<string, string>): Record<string, string> | u
   }
 }
 
+const defaultAgent: AgentFactory = (own, model, env, deps) => new DefaultAgent(own, model, env, deps);
+
+/** The recording up to message `end`, its ending left to what comes after. */
+function upTo(recording: Recording, end: number): Recording {
+  return {
+    ...recording,
+    messages: recording.messages.slice(0, end),
+    calls: recording.calls.filter((c) => c.index < end),
+    outputs: recording.outputs.filter((o) => o.index < end),
+    exitIndex: -1,
+    exitStatus: "",
+    submission: "",
+  };
+}
+
 /**
- * Replay a recording through claudius's loop.
+ * Replay a recording through claudius's loop, part by part (see {@link ReplayPhase}); the first part
+ * that leaves the recording ends it.
  * @throws {ConfigError} for a config claudius cannot run, or a task it cannot read back
  */
 export async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
-  const { recording, config, deps } = options;
-  const session = new ReplaySession(recording);
-  const { environment_class: _, ...envConfig } = config.environment;
-  const env = new ReplayingEnvironment(envConfig, recording.environmentType, session, {});
-  const { task, recovered } = await recoverVars(options, session, env);
-  let agent: DefaultAgent | undefined;
+  const { recording, deps } = options;
+  const phases = options.phases ?? [{ config: options.config, end: recording.messages.length }];
+  const envOf = (config: ResolvedConfig) => {
+    const { environment_class: _, ...rest } = config.environment;
+    return rest;
+  };
+  const probe = new ReplaySession(recording);
+  const probeEnv = new ReplayingEnvironment(envOf(phases[0]!.config), recording.environmentType, probe, {});
+  const { task, recovered } = await recoverVars({ ...options, config: phases[0]!.config }, probe, probeEnv);
+  const makeAgent = options.makeAgent ?? defaultAgent;
+  let session = probe;
+  let messages: readonly Message[] = [];
   let stopped: string | undefined;
-  try {
-    await runEpisode(
-      config,
-      { task, outputPath: options.outputPath, top: recording.top },
-      { ...deps, runId: "replay", clients: session.clients, environment: env },
-      {
-        makeAgent: (input, model, environment, agentDeps) =>
-          agent = new DefaultAgent(input, new CheckedModel(model, session), environment, agentDeps),
-      },
+  let start = 0;
+  for (const [i, phase] of phases.entries()) {
+    const last = i === phases.length - 1;
+    const from = {
+      calls: recording.calls.filter((c) => c.index < start).length,
+      outputs: recording.outputs.filter((o) => o.index < start).length,
+    };
+    session = new ReplaySession(last ? recording : upTo(recording, phase.end), from);
+    const plan = phase.resume?.(recording.messages.slice(0, start));
+    const env = new ReplayingEnvironment(
+      envOf(phase.config),
+      recording.environmentType,
+      session,
+      probeEnv.uname,
+      plan !== undefined,
     );
-  } catch (e) {
-    if (agent === undefined) throw e;
-    if (!(e instanceof ReplayDivergence)) {
-      stopped = e instanceof ReplayEnd
-        ? e.message
-        : `claudius stopped with ${asError(e).name}: ${errorMessage(e)}`;
+    const resumed = plan && {
+      ...plan,
+      go: (a: DefaultAgent, vars: Vars) => (env.agentGoesOn(), plan.go(a, vars)),
+    };
+    let agent: DefaultAgent | undefined;
+    stopped = undefined;
+    try {
+      await runEpisode(
+        phase.config,
+        { task, outputPath: options.outputPath, top: recording.top },
+        { ...deps, runId: "replay", clients: session.clients, environment: env },
+        {
+          makeAgent: async (input, model, environment, agentDeps) =>
+            agent = await makeAgent(input, new CheckedModel(model, session), environment, agentDeps),
+          ...(resumed ? { resume: resumed } : {}),
+        },
+      );
+    } catch (e) {
+      if (agent === undefined) throw e;
+      if (!(e instanceof ReplayDivergence)) {
+        stopped = e instanceof ReplayEnd
+          ? e.message
+          : `claudius stopped with ${asError(e).name}: ${errorMessage(e)}`;
+      }
     }
+    messages = (agent as DefaultAgent | undefined)?.messages ?? [];
+    session.checkRecorded(messages);
+    if (session.divergence) break;
+    start = phase.end;
   }
-  const messages = agent?.messages ?? [];
-  session.checkRecorded(messages);
-  return { session, messages, recovered, ...(stopped ? { stopped } : {}) };
+  return { session, messages, recovered, total: recording.messages.length, ...(stopped ? { stopped } : {}) };
 }

@@ -70,20 +70,34 @@ export class ReplaySession {
   divergence: Divergence | undefined;
   #calls = 0;
   #outputs = 0;
+  readonly #first: number;
   /** Each recorded message's JSON text, made once. */
   readonly #recordedText: string[] = [];
   /** Messages already found equal to the recorded one at their index. */
   readonly #checked = new WeakMap<object, number>();
 
-  constructor(recording: Recording) {
+  /**
+   * @param recording what is played back
+   * @param from the calls and outputs already played back before this session (a resumed run's later
+   *   part starts where its predecessor's ended)
+   */
+  constructor(recording: Recording, from: { calls: number; outputs: number } = { calls: 0, outputs: 0 }) {
     this.recording = recording;
+    this.#calls = from.calls;
+    this.#outputs = from.outputs;
+    this.#first = from.calls;
     const next = (): RecordedReply => this.#nextReply();
     this.clients = { chat: new RecordedChatClient(next), responses: new RecordedResponsesClient(next) };
   }
 
-  /** Model calls answered so far. */
+  /** Model calls answered so far (those before this session included). */
   get calls(): number {
     return this.#calls;
+  }
+
+  /** Model calls this session answered. */
+  get answered(): number {
+    return this.#calls - this.#first;
   }
 
   /** Whether the recording's ending is the loop's own (it must come out of the replay again). */
@@ -206,23 +220,36 @@ export class ReplayingEnvironment implements Environment {
   /** The uname fields the templates see (`system`, `node`, `release`, `version`, `machine`). */
   uname: Record<string, string>;
   readonly #session: ReplaySession;
+  /**
+   * A resumed part: true until the agent goes on (every command before is the episode's setup: a
+   * probe, a new container's startup command); undefined: setup is what runs before the first call.
+   */
+  #setup: boolean | undefined;
 
   /**
    * @param config the environment section the run resolved (without its class)
    * @param type the recorded `environment_type`
    * @param session where the outputs come from
    * @param uname the uname fields
+   * @param resumed a resumed part: commands are setup until {@link ReplayingEnvironment.agentGoesOn}
    */
   constructor(
     config: Record<string, unknown>,
     type: string,
     session: ReplaySession,
     uname: Record<string, string>,
+    resumed = false,
   ) {
     this.config = config;
     this.type = type;
     this.#session = session;
     this.uname = uname;
+    this.#setup = resumed ? true : undefined;
+  }
+
+  /** A resumed part's agent goes on: its commands get the recorded outputs from here. */
+  agentGoesOn(): void {
+    this.#setup = false;
   }
 
   start(): Promise<void> {
@@ -231,7 +258,7 @@ export class ReplayingEnvironment implements Environment {
 
   execute(action: Action): Promise<ExecOutput> {
     try {
-      if (this.#session.calls === 0) {
+      if (this.#setup ?? this.#session.calls === 0) {
         return Promise.resolve({ output: "", returncode: 0, exception_info: "" });
       }
       return Promise.resolve(this.#session.output(action));

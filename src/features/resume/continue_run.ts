@@ -26,6 +26,7 @@ export function resumePlan(state: ResumeState, deps: ContinueDeps): ResumePlan {
     elapsedMs: state.elapsedMs,
     restarted: state.restarted,
     link: state.link,
+    ...(state.recordedConfig ? { recordedConfig: state.recordedConfig } : {}),
     go: (agent, vars) => continueRun(agent, state, vars, deps),
   };
 }

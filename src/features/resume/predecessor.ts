@@ -41,6 +41,8 @@ export interface ResumeState {
   /** Re-run the recorded commands in the new environment before going on. */
   replay: boolean;
   link: ResumeLink;
+  /** The predecessor's `info.config`, as recorded. */
+  recordedConfig?: Record<string, unknown>;
 }
 
 /** A trajectory read for resuming. */
@@ -83,7 +85,6 @@ export async function readPredecessor(path: string, registry: Registry): Promise
   const v1 = isV1(data, data.messages);
   const { messages, status } = historyOf(path, v1 ? v1Messages(data.messages) : data.messages, info, v1);
   const { tree, unknownClasses, notes } = recordedConfig(info, v1, path, "resume", registry);
-  const pending = pendingStep(messages);
   const stats = isPlainObject(info.model_stats) ? info.model_stats : {};
   const counted = countCalls(messages);
   const nCalls = typeof stats.api_calls === "number" ? stats.api_calls : counted.calls;
@@ -92,30 +93,43 @@ export async function readPredecessor(path: string, registry: Registry): Promise
   for (const [k, v] of Object.entries(data)) {
     if (!["trajectory_format", "messages", "info"].includes(k) && isJson(v)) top[k] = v;
   }
+  const link: ResumeLink = {
+    trajectory: path,
+    exit_status: status,
+    messages: messages.length,
+    api_calls: nCalls,
+    instance_cost: cost,
+    repaired,
+    ...(isPlainObject(info.resumed_from) ? { resumed_from: info.resumed_from as unknown as ResumeLink } : {}),
+  };
+  const state = stateAt(messages, link);
   return {
     ...(tree ? { source: { spec: path, path, data: tree } } : {}),
     unknownClasses,
     notes,
-    state: {
-      messages: pending ? messages.slice(0, messages.indexOf(pending) + 1) : messages,
-      ...(pending ? { pending } : {}),
-      nCalls,
-      cost,
-      formatErrors: pending ? 0 : trailingFormatErrors(messages),
-      elapsedMs: recordedSpan(messages),
-      link: {
-        trajectory: path,
-        exit_status: status,
-        messages: messages.length,
-        api_calls: nCalls,
-        instance_cost: cost,
-        repaired,
-      },
-    },
+    state: { ...state, ...(isPlainObject(info.config) ? { recordedConfig: info.config } : {}) },
     top,
     ...(isPlainObject(info.prompts) && typeof info.prompts.source === "string"
       ? { prompts: info.prompts as Prompts }
       : {}),
+  };
+}
+
+/**
+ * The state to go on from after `messages` (a trajectory's history, its exit message left out), with
+ * the counters `link` records: a last step cut short is run again (its observations dropped).
+ */
+export function stateAt(messages: Message[], link: ResumeLink): Omit<ResumeState, "restarted" | "replay"> {
+  const pending = pendingStep(messages);
+  const kept = pending ? messages.slice(0, messages.indexOf(pending) + 1) : messages;
+  return {
+    messages: kept,
+    ...(pending ? { pending } : {}),
+    nCalls: link.api_calls,
+    cost: link.instance_cost,
+    formatErrors: pending ? 0 : trailingFormatErrors(messages),
+    elapsedMs: recordedSpan(messages),
+    link: { ...link, kept: kept.length },
   };
 }
 

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { NOT_EXECUTED } from "../../core/types.ts";
 import {
   contentText,
   count,
@@ -211,7 +212,7 @@ function observationOf(m: StoredMessage, index: number, toolCallId: string | und
     exceptionInfo,
     exceptionType,
     timedOut: exceptionType === "TimeoutExpired" || /timed out/i.test(exceptionInfo),
-    executed: exceptionInfo !== "action was not executed",
+    executed: exceptionInfo !== NOT_EXECUTED.exception_info,
     timestamp: timestampOf(m),
   };
 }

@@ -31,6 +31,7 @@ import type {
   Vars,
 } from "../../types.ts";
 import type { ParsedResponse } from "../_wire.ts";
+import { NOT_EXECUTED } from "../../types.ts";
 import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
 export type { ParsedResponse } from "../_wire.ts";
@@ -159,8 +160,7 @@ export class ResponsesModel implements Model {
     vars: Vars,
   ): (ToolMessage | UserMessage)[] {
     const actions: Action[] = message.extra.actions;
-    const notRun: ExecOutput = { output: "", returncode: -1, exception_info: "action was not executed" };
-    const padded = [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(notRun)];
+    const padded = [...outputs, ...Array(Math.max(0, actions.length - outputs.length)).fill(NOT_EXECUTED)];
     return actions.map((action, i) => {
       const output: ExecOutput = padded[i]!;
       const content = renderTemplate(
