@@ -40,8 +40,11 @@ export interface RunDisplay {
   stream?: StreamSink;
   /** The environment was built: where commands will run. */
   environment(env: Environment): void;
-  /** The end of the run: `status` is its exit status (the error's name when it failed). */
-  summary(status: string, note: string, outputPath: string): Promise<void>;
+  /**
+   * The end of the run: `status` is its exit status (the error's name when it failed); `data` the
+   * trajectory as the run holds it, when it has it (else the file is read).
+   */
+  summary(status: string, note: string, outputPath: string, data?: unknown): Promise<void>;
 }
 
 /**
@@ -106,13 +109,14 @@ export async function runDisplay(
     },
     ...(stream ? { stream } : {}),
     environment: (env) => (where = whereCommandsRun(cls, env, host.cwd)),
-    summary: async (status, note, outputPath) => {
+    summary: async (status, note, outputPath, data) => {
       if (flags.quiet) return;
       const { summaryLines } = await import("./summary.ts");
       const lines = await summaryLines({
         status,
         note,
         trajectory: resolvePath(outputPath, host.cwd),
+        ...(data === undefined ? {} : { data }),
         cwd: host.cwd,
         ...(where ? { where } : {}),
         runsDir: resolvePath(RUNS_DIR, host.cwd),

@@ -6,6 +6,7 @@
  * @module
  */
 import { loadTrajectory } from "../tools/trajectories/load_trajectory.ts";
+import { parseTrajectory } from "../tools/trajectories/parse_trajectory.ts";
 import { fmtCost, fmtCount, fmtSeconds } from "../lib/formats.ts";
 import { shownPath } from "../lib/safe_text.ts";
 
@@ -16,6 +17,11 @@ export interface SummaryInput {
   note?: string;
   /** The trajectory file (absolute). */
   trajectory: string;
+  /**
+   * The trajectory as the run holds it (its messages and `info.model_stats`), read instead of the file:
+   * the same figures without reading back and parsing a file of many megabytes at the end of a long run.
+   */
+  data?: unknown;
   /** The host's working directory (paths under it are shown relative to it). */
   cwd: string;
   /** Where the commands ran, in words (see `whereCommandsRun`). */
@@ -40,7 +46,10 @@ const STATUS_COLOUR: Record<string, string> = { Submitted: "32", LimitsExceeded:
  * ```
  */
 export async function summaryLines(input: SummaryInput): Promise<string[]> {
-  const figures = await loadTrajectory(input.trajectory).then((t) => {
+  const read = input.data === undefined
+    ? loadTrajectory(input.trajectory)
+    : Promise.resolve().then(() => parseTrajectory(input.data, { path: input.trajectory }));
+  const figures = await read.then((t) => {
     const tokens = t.totals.tokens;
     return [
       `${t.steps.length} step${t.steps.length === 1 ? "" : "s"}`,

@@ -3,8 +3,10 @@
  * the user stands (under `deno task` too), each run in a fresh workspace, shows its steps in a log and
  * ends with a summary; `claudius resume --last` finds the newest run.
  */
-import { assert, assertEquals, assertMatch } from "../_support/assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../_support/assert.ts";
+import { startFakeServer } from "../_support/fake_server.ts";
 import { readTrajectory } from "../../src/core/trajectory.ts";
+import { fmtCost, fmtCount } from "../../src/lib/formats.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const MAIN = `${ROOT}/main.ts`;
@@ -239,6 +241,43 @@ Deno.test("claudius resume --last goes on with the newest trajectory under ./run
     assertMatch(resumed.stderr, /^step 2 · \$ echo two · rc 0 · 1 line$/m);
     assertEquals((await trajectories(dir)).length, 2);
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the summary's figures, from what the run holds, are those claudius stats reads from the file", async () => {
+  const dir = await Deno.makeTempDir();
+  const server = await startFakeServer([
+    {
+      content: "a",
+      commands: ["echo one"],
+      cost: 0.0125,
+      usage: { prompt_tokens: 1200, completion_tokens: 30 },
+    },
+    {
+      content: "b",
+      commands: ["echo two"],
+      cost: 0.5,
+      usage: { prompt_tokens: 1700, completion_tokens: 70 },
+    },
+    { content: "c", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"], cost: 0.25 },
+  ]);
+  try {
+    const base = ["-m", "openai/gpt-5-mini", "--base-url", server.url, "-t", "t", "-o", `${dir}/t.json`];
+    const r = await claudius(dir, base, { OPENAI_API_KEY: "sk-summary-test-0123456789" });
+    assertEquals(r.code, 0, r.stderr);
+    const stats = await claudius(dir, ["stats", "--json", `${dir}/t.json`]);
+    const [s] = JSON.parse(stats.stdout).trajectories;
+    const line = r.stderr.trimEnd().split("\n").at(-1)!;
+    assertStringIncludes(
+      line,
+      `(${s.steps} steps, ${fmtCost(s.cost)}, ${fmtCount(s.promptTokens)} tokens in, ${
+        fmtCount(s.completionTokens)
+      } out, `,
+    );
+    assertStringIncludes(line, "(3 steps, $0.76, 2.91k tokens in, 105 out, ");
+  } finally {
+    await server.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -40,8 +40,28 @@ const VAR_END = new RegExp(`-\\}\\}[${PY_WS}]*|\\}\\}`, "y");
 const WHITESPACE = new RegExp(`[${PY_WS}]+`, "y");
 const FLOAT = /(?<!\.)(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?[eE][+-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)/y;
 const INTEGER = /0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|[1-9](?:_?\d)*|0(?:_?0)*/y;
-const NAME = /[\p{L}\p{N}_\p{XID_Continue}]+/uy;
-const IDENTIFIER = /^[\p{XID_Start}_]\p{XID_Continue}*$/u;
+// Names as Jinja2 reads them (Unicode identifiers). V8 builds the Unicode classes on first use (~2-3 ms of a
+// start-up, more under load): ASCII names, all a config has, are matched by the ASCII subset of the same classes.
+const NAME_ASCII = /[A-Za-z0-9_]+/y;
+const IDENTIFIER_ASCII = /^[A-Za-z_][A-Za-z0-9_]*$/;
+let unicodeNames: { name: RegExp; identifier: RegExp } | undefined;
+const unicode = () =>
+  unicodeNames ??= {
+    name: /[\p{L}\p{N}_\p{XID_Continue}]+/uy,
+    identifier: /^[\p{XID_Start}_]\p{XID_Continue}*$/u,
+  };
+
+/** The name at `pos` (a run of identifier characters), if any. */
+function nameAt(src: string, pos: number): string | undefined {
+  const ascii = sticky(src, pos, NAME_ASCII);
+  // A non-ASCII character next may still belong to the name: read it again with the whole classes.
+  return src.charCodeAt(pos + (ascii?.length ?? 0)) > 0x7f ? sticky(src, pos, unicode().name) : ascii;
+}
+
+/** Whether a name is a valid identifier (no leading digit, no character outside XID_Continue). */
+function isIdentifier(name: string): boolean {
+  return IDENTIFIER_ASCII.test(name) || unicode().identifier.test(name);
+}
 const STRING = /'([^'\\]*(?:\\.[^'\\]*)*)'|"([^"\\]*(?:\\.[^"\\]*)*)"/sy;
 const OPERATOR = /\/\/|\*\*|==|!=|>=|<=|[+\-/*%~[\](){}><=.:|,;]/y;
 const CLOSERS: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
@@ -188,8 +208,8 @@ export class Lexer {
       this.#push("float", Number(t.replaceAll("_", "")), p);
     } else if ((t = sticky(src, p, INTEGER)) !== undefined) {
       this.#push("int", Number(t.replaceAll("_", "")), p);
-    } else if ((t = sticky(src, p, NAME)) !== undefined) {
-      if (!IDENTIFIER.test(t)) this.#fail("Invalid character in identifier", p);
+    } else if ((t = nameAt(src, p)) !== undefined) {
+      if (!isIdentifier(t)) this.#fail("Invalid character in identifier", p);
       this.#push("name", t, p);
     } else if ((t = sticky(src, p, STRING)) !== undefined) {
       const decoded = unescapeLiteral(t.slice(1, -1));
