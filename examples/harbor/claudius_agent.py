@@ -50,7 +50,7 @@ INSTALL_DIR = "/opt/claudius"
 LOGS = "/logs/agent"
 # The flags `deno task run` and the compiled binary use.
 DENO_FLAGS = (
-    "--v8-flags=--max-semi-space-size=1,--optimize-for-size "
+    "--v8-flags=--max-semi-space-size=1,--optimize-for-size,--max-opt=2 "
     "--allow-read --allow-write --allow-run --allow-env --allow-net --allow-sys"
 )
 # Exit codes of claudius's endings (the others are errors).

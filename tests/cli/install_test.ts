@@ -79,7 +79,7 @@ Deno.test("an install stands on its own: checkout deleted, empty HOME and DENO_D
   const names = (await Array.fromAsync(Deno.readDir(bin))).map((e) => e.name).sort();
   assertEquals(names, ["claudius", ...FACES].sort());
   const shim = await Deno.readTextFile(`${bin}/claudius`);
-  assertMatch(shim, /--v8-flags=--max-semi-space-size=1,--optimize-for-size/);
+  assertMatch(shim, /--v8-flags=--max-semi-space-size=1,--optimize-for-size,--max-opt=2/);
   assert(!shim.includes(checkout) && !shim.includes(DENO_DIR), shim);
   for (const face of FACES) {
     assertStringIncludes(await Deno.readTextFile(`${bin}/${face}`), `exec '${bin}/claudius'`);
