@@ -105,9 +105,13 @@ async function isDir(path: string): Promise<boolean> {
   return await Deno.stat(path).then((s) => s.isDirectory, () => false);
 }
 
-/** The config directory a directory source names: itself, or `minisweagent/config` below it. */
+/**
+ * The config directory a directory source names: `src/minisweagent/config` or `minisweagent/config`
+ * below it (a checkout, site-packages), its `config`, else itself (a checkout's root holds YAML files
+ * of its own, so the deeper places come first).
+ */
 async function configDirOf(dir: string): Promise<string | undefined> {
-  for (const sub of ["", "/config", "/minisweagent/config", "/src/minisweagent/config"]) {
+  for (const sub of ["/src/minisweagent/config", "/minisweagent/config", "/config", ""]) {
     const candidate = `${dir}${sub}`;
     const yaml = await Array.fromAsync(Deno.readDir(candidate)).then(
       (es) => es.some((e) => e.isFile && isConfigFile(e.name)),

@@ -56,6 +56,8 @@ export async function standInRelease(version = "2.4.6", only?: string[]): Promis
     await Deno.writeFile(`${config}/${file}`, bytes);
     digests[file] = await sha256Hex(bytes);
   }
+  // A checkout's root has YAML files of its own (mkdocs.yml, .pre-commit-config.yaml).
+  await Deno.writeTextFile(`${root}/mkdocs.yml`, "site_name: stand-in\n");
   const table = `${root}/digests.json`;
   await Deno.writeTextFile(table, JSON.stringify({ [version]: digests }));
   return { root, config, table, digests };
