@@ -30,6 +30,8 @@ import { csvLine, renderTable } from "../lib/table.ts";
 import { fmtCost } from "../lib/formats.ts";
 import { safeText } from "../lib/text.ts";
 import { REFERENCE_FLAG, toolIO } from "./tools.ts";
+import { promptsSummary } from "../tools/trajectories/prompts_source.ts";
+import type { TrajectoryStats } from "../tools/trajectories/trajectory_stats.ts";
 
 /** The flags of `claudius compare`. */
 export const COMPARE_FLAGS = {
@@ -152,13 +154,41 @@ export async function main(argv: string[], host: Host): Promise<number> {
     { label: sa.label, outcomes: sa.counted.outcomes, metric: sa.counted.metric, trials: sa.counted.trials },
     { label: sb.label, outcomes: sb.counted.outcomes, metric: sb.counted.metric, trials: sb.counted.trials },
   );
-  if (values.json) io.write(JSON.stringify({ ...c, stats }, null, 2) + "\n");
+  const prompts = promptsOfSets(sa, sb);
+  if (values.json) io.write(JSON.stringify({ ...c, stats, prompts }, null, 2) + "\n");
   else if (values.csv) io.write(csv(c));
-  else io.write(text(c, Boolean(values.all), several) + "\n\n" + pairText(stats, sa.label, sb.label) + "\n");
+  else {
+    const first = prompts.differ
+      ? `prompts differ: ${sa.label} ran ${promptsSummary(prompts.counts[0]!)}; ${sb.label} ran ${
+        promptsSummary(prompts.counts[1]!)
+      }`
+      : "";
+    io.write(
+      (first ? `${safeText(first)}\n` : "") + text(c, Boolean(values.all), several) + "\n\n" +
+        pairText(stats, sa.label, sb.label) +
+        "\n",
+    );
+  }
   return failed ? 1 : 0;
 }
 
 /** The key of a row in its set (`trial-k/id`, or the id). */
+/**
+ * What each set's runs ran as prompts (by source, counted), and whether the sets' prompts differ: some
+ * run of one has prompts (a source, a release, a file's digest) no run of the other has.
+ */
+function promptsOfSets(...sets: { counted: { placed: { row: TrajectoryStats }[] } }[]) {
+  const rows = sets.map((s) => s.counted.placed.map((p) => p.row));
+  const keys = rows.map((r) => new Set(r.map((x) => x.promptsKey)));
+  const differ = keys[0]!.size !== keys[1]!.size || [...keys[0]!].some((k) => !keys[1]!.has(k));
+  const counts = rows.map((r) => {
+    const out: Record<string, number> = {};
+    for (const x of r) out[x.prompts] = (out[x.prompts] ?? 0) + 1;
+    return out;
+  });
+  return { differ, counts };
+}
+
 function keyOf(trials: readonly Trial[], row: { path: string; instanceId: string }): string | undefined {
   const trial = trials.find((t) => t.files.includes(row.path));
   if (!trial) return undefined;

@@ -19,6 +19,7 @@ import { setsText } from "./_set_stats_text.ts";
 import { MAP_WORKER, mapTrajectoriesParallel } from "../tools/trajectories/map_trajectories.ts";
 import { type StatsTotal, totalStats, type TrajectoryStats } from "../tools/trajectories/trajectory_stats.ts";
 import { superseded } from "../tools/trajectories/superseded.ts";
+import { promptsSummary } from "../tools/trajectories/prompts_source.ts";
 import { safeText, textWidth } from "../lib/text.ts";
 import { wrap } from "../lib/help.ts";
 import { SUBMITTED } from "../tools/trajectories/outcome.ts";
@@ -170,7 +171,8 @@ export async function main(argv: string[], host: Host): Promise<number> {
     io.write(csv(rows, total));
   } else {
     const block = rows.length ? `\n\n${setsText([{ label: "set", stats }])}` : "";
-    io.write((values.wide ? table(rows, total) : narrowTable(rows, total)) + block + "\n");
+    const prompts = rows.length ? `\nprompts: ${safeText(promptsSummary(total.prompts))}` : "";
+    io.write((values.wide ? table(rows, total) : narrowTable(rows, total)) + prompts + block + "\n");
   }
   if (!paths.length) io.error(`warning: no trajectories found under ${positionals.join(", ")}`);
   return failures.length || !paths.length ? 1 : 0;

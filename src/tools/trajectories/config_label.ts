@@ -1,12 +1,13 @@
 /**
  * A trajectory's config in a few words, so that sets of runs (`claudius report`) are told apart by
  * more than their paths: how the model writes its actions, where the commands ran, the limits, the
- * mechanisms that were on, and a fingerprint of the prompts (the same words with other prompts differ
- * in it).
+ * mechanisms that were on, and the prompts: where they came from (`info.prompts`) and a fingerprint
+ * (the same words with other prompts differ in it).
  *
  * @module
  */
 import type { Trajectory } from "./types.ts";
+import { promptsLabel, UNRECORDED } from "./prompts_source.ts";
 
 /** `claudius.environments.DockerEnvironment` / `minisweagent.environments.docker.DockerEnvironment` -> `docker`. */
 function environmentName(type: string | undefined): string[] {
@@ -28,7 +29,7 @@ const positive = (x: unknown) => (typeof x === "number" && x > 0 ? x : undefined
  *
  * @example
  * ```ts ignore
- * configLabel(await loadTrajectory("runs/x.traj.json")); // "toolcall, local, 100 steps, $3, prompts 1c2d"
+ * configLabel(await loadTrajectory("runs/x.traj.json")); // "toolcall, local, 100 steps, $3, prompts upstream 2.4.6 1c2d"
  * ```
  */
 export function configLabel(t: Trajectory): string {
@@ -44,6 +45,8 @@ export function configLabel(t: Trajectory): string {
   const prompts = [agent.system_template, agent.instance_template].map((
     p,
   ) => (typeof p === "string" ? p : ""));
-  if (prompts.some(Boolean)) parts.push(`prompts ${fingerprint(prompts.join("\0"))}`);
+  const source = promptsLabel(t.info);
+  const named = source === UNRECORDED ? "" : `${source} `;
+  if (prompts.some(Boolean)) parts.push(`prompts ${named}${fingerprint(prompts.join("\0"))}`);
   return parts.join(", ");
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { promptsKey, promptsLabel } from "./prompts_source.ts";
 import { keyed } from "../../lib/keyed.ts";
 import { ACTION_TYPES, type ActionType, type ClassifyOptions, sharedStepClassifier } from "./action_types.ts";
 import type { Trajectory } from "./types.ts";
@@ -46,6 +47,10 @@ export interface TrajectoryStats {
   resumedFrom?: string;
   /** Why the run counts in no rate (an infrastructure ending, see `excludedRun`); absent when it counts. */
   excluded?: string;
+  /** Where its prompts came from, in a few words (`upstream 2.4.6`, `claudius 0.1.0`, `unrecorded`). */
+  prompts: string;
+  /** Equal for two runs exactly when their prompts were the same files (see `prompts_source.ts`). */
+  promptsKey: string;
 }
 
 /** The figures of a set of trajectories. */
@@ -71,6 +76,8 @@ export interface StatsTotal {
   submissionBytes: number;
   actionTypes: ActionTypeCounts;
   repaired: number;
+  /** How many counted runs each prompts' source ran (by {@link TrajectoryStats.prompts}). */
+  prompts: Record<string, number>;
 }
 
 /** Zero counts for every action type. */
@@ -120,6 +127,8 @@ export function trajectoryStats(t: Trajectory, options: ClassifyOptions = {}): T
     repaired: t.repaired,
     ...(resumed ? { resumedFrom: resumed } : {}),
     ...(excluded ? { excluded } : {}),
+    prompts: promptsLabel(t.info),
+    promptsKey: promptsKey(t.info),
   };
 }
 
@@ -155,8 +164,10 @@ export function totalStats(rows: readonly TrajectoryStats[]): StatsTotal {
     ...keyed(SUMMED, () => 0),
     actionTypes: emptyActionTypeCounts(),
     repaired: 0,
+    prompts: {},
   };
   for (const r of counted) {
+    total.prompts[r.prompts] = (total.prompts[r.prompts] ?? 0) + 1;
     total.exitStatuses[r.exitStatus] = (total.exitStatuses[r.exitStatus] ?? 0) + 1;
     for (const k of SUMMED) total[k] += r[k];
     for (const t of ACTION_TYPES) total.actionTypes[t] += r.actionTypes[t];

@@ -136,7 +136,10 @@ Deno.test({
           ["scripted", "test-model", "synthetic/model-1"],
           JSON.stringify(summary),
         );
-        assertMatch(summary[0]![2]!, /^toolcall, local, 4 steps, prompts [0-9a-f]{4}$/);
+        assertMatch(
+          summary[0]![2]!,
+          /^toolcall, local, 4 steps, prompts claudius \d+\.\d+\.\d+ [0-9a-f]{4}$/,
+        );
         const chartLabels = await ev<string[]>(
           `[...document.querySelector('svg.chart').querySelectorAll('text title')].map((t) => t.textContent)`,
         );
