@@ -27,9 +27,7 @@ import { REGISTRY } from "./classes.ts";
 import { YAML } from "./components.ts";
 import { isPlainObject } from "../lib/json.ts";
 import type { UpstreamRelease } from "../core/config/upstream_store.ts";
-import { releaseInUse } from "../core/config/upstream_release.ts";
-import { digestTable } from "../core/config/upstream_store.ts";
-import { type Prompts, promptsOf, type ProvenanceContext } from "../core/config/provenance.ts";
+import { needsDigests, type Prompts, promptsOf, type ProvenanceContext } from "../core/config/provenance.ts";
 
 /**
  * The merged config of a run or a batch: `-c` specs, then the flags, then docker's isolation defaults.
@@ -87,9 +85,19 @@ export async function promptsFor(
   host: Host,
   recorded?: ProvenanceContext["recorded"],
 ): Promise<Prompts> {
-  const table = await digestTable(host.env);
-  const ctx = { builtinDir: host.builtinDir, table, cwd: host.cwd, ...(recorded ? { recorded } : {}) };
+  const ctx = { ...await provenanceContext(sources, host), ...(recorded ? { recorded } : {}) };
   return promptsOf(sources, ctx);
+}
+
+/** What telling `sources` apart takes: the built-ins' place, and upstream's digests when a file needs them. */
+export async function provenanceContext(
+  sources: readonly ConfigSource[],
+  host: Host,
+): Promise<ProvenanceContext> {
+  const table = needsDigests(sources, host.builtinDir)
+    ? await (await import("../core/config/digest_table.ts")).digestTable(host.env)
+    : undefined;
+  return { builtinDir: host.builtinDir, cwd: host.cwd, ...(table ? { table } : {}) };
 }
 
 /**
@@ -98,7 +106,10 @@ export async function promptsFor(
  */
 export function upstreamLookup(host: Host): () => Promise<UpstreamRelease | undefined> {
   let found: Promise<UpstreamRelease | undefined> | undefined;
-  return () => found ??= releaseInUse(host.env, host.cwd, host.err);
+  return () =>
+    found ??= import("../core/config/upstream_release.ts").then((m) =>
+      m.releaseInUse(host.env, host.cwd, host.err)
+    );
 }
 
 /**

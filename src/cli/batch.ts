@@ -14,11 +14,10 @@ import { runArms } from "../batch/run_batch.ts";
 import { FILTER_WORKER } from "../batch/select.ts";
 import { failedAlike, summaryLines } from "../batch/progress.ts";
 import { exportHint, MODES, SWEBENCH_SUBSETS } from "../batch/modes.ts";
-import { onSignals, resolveFlagsConfig } from "./_shared.ts";
+import { onSignals, provenanceContext, resolveFlagsConfig } from "./_shared.ts";
 import { episodeFeatures } from "./features.ts";
 import type { ConfigSource, ResolvedConfig } from "../core/config/load.ts";
 import { describeSource, type Prompts } from "../core/config/provenance.ts";
-import { digestTable } from "../core/config/upstream_store.ts";
 import { isSecretName, REDACTED, redactText, secretValues } from "../core/redact.ts";
 import { VERSION } from "../core/version.ts";
 import { UPSTREAM_VERSION } from "../core/trajectory_info.ts";
@@ -38,8 +37,7 @@ async function runFacts(
   host: Host,
 ): Promise<RunFacts> {
   const secrets = secretValues(host.env);
-  const table = await digestTable(host.env);
-  const ctx = { builtinDir: host.builtinDir, table, cwd: host.cwd };
+  const ctx = await provenanceContext(sources, host);
   const redacted = (arg: string) => {
     const key = /^(?:-c)?([\w.-]+)=/.exec(arg)?.[1];
     const last = key?.slice(key.lastIndexOf(".") + 1);

@@ -21,14 +21,11 @@ import { ConfigError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import {
   DEFAULT_RELEASE,
-  type DigestTable,
-  digestTable,
   type Manifest,
-  newestFirst,
-  releasesWith,
   type StoredFile,
   storeRelease,
 } from "../core/config/upstream_store.ts";
+import { type DigestTable, digestTable, newestFirst, releasesWith } from "../core/config/digest_table.ts";
 
 /** The variable a test points the download at (a loopback server), instead of upstream's repository. */
 export const TEST_URL_VARIABLE = "CLAUDIUS_TEST_UPSTREAM_URL";

@@ -34,3 +34,13 @@ export function checkSubmission(output: ExecOutput): void {
   const submission = submissionOf(output);
   if (submission !== undefined) throw new Submitted(exitMessage("Submitted", submission));
 }
+
+/**
+ * The observation upstream records for a tool call whose action never ran (a submission or an
+ * interruption ended the step first): its output is this, not a command's.
+ */
+export const NOT_EXECUTED: Readonly<ExecOutput> = Object.freeze({
+  output: "",
+  returncode: -1,
+  exception_info: "action was not executed",
+});

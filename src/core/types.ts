@@ -57,16 +57,6 @@ export interface ExecOutput {
   extra?: Record<string, unknown>;
 }
 
-/**
- * The observation upstream records for a tool call whose action never ran (a submission or an
- * interruption ended the step first): its output is this, not a command's.
- */
-export const NOT_EXECUTED: Readonly<ExecOutput> = Object.freeze({
-  output: "",
-  returncode: -1,
-  exception_info: "action was not executed",
-});
-
 /** A program to run on the host: argv, working directory and environment (undefined: inherit). */
 export interface HostCommand {
   /** The program and its arguments. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
-import { checkStored, type UpstreamRelease } from "./upstream_store.ts";
+import type { UpstreamRelease } from "./upstream_store.ts";
 import { sha256Hex } from "../../lib/sha256.ts";
 
 import { ConfigError } from "../errors.ts";
@@ -188,6 +188,25 @@ export function configCandidates(
   ];
   const inDirs = dirs.flatMap((dir) => names.map((n) => `${dir.replace(/\/+$/, "")}/${n}`));
   return here ? [...names, ...inDirs, ...bare] : inDirs;
+}
+
+/**
+ * Check a stored file's text against the digest it was stored with, as it is read for a run.
+ * @throws {ConfigError} when it changed since (naming both digests)
+ */
+async function checkStored(release: UpstreamRelease, file: string, text: string): Promise<string> {
+  const sha256 = await sha256Hex(text);
+  const want = release.files[file]?.sha256;
+  if (want !== undefined && sha256 !== want) {
+    const again = release.origin === "imported"
+      ? `claudius config import-upstream --version ${release.version} stores it again`
+      : "reinstall the package, or import the files you mean with --allow-modified";
+    throw new ConfigError(
+      `Cannot use ${release.dir}/${file}: it changed since it was checked (sha256 ${sha256}, ` +
+        `checked as ${want}); ${again}`,
+    );
+  }
+  return sha256;
 }
 
 /** The first candidate that is a file. */

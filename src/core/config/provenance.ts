@@ -18,7 +18,25 @@ import { isPlainObject } from "../../lib/json.ts";
 import { resolvePath } from "../../lib/paths.ts";
 import type { ConfigSource } from "./check.ts";
 import { VERSION } from "../version.ts";
-import { type DigestTable, newestFirst } from "./upstream_store.ts";
+import type { DigestTable } from "./digest_table.ts";
+
+/** Newest release first (`2.4.6` before `2.4.10`'s predecessors, numerically). */
+function newer(a: string, b: string): number {
+  const [x, y] = [a.split(".").map(Number), b.split(".").map(Number)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (y[i] ?? 0) - (x[i] ?? 0);
+  }
+  return 0;
+}
+
+/**
+ * Whether recording `sources` needs upstream's digests: a file given by path that is neither one of
+ * claudius's built-ins nor of the release in use (it may be a release's file).
+ */
+export function needsDigests(sources: readonly ConfigSource[], builtinDir: string): boolean {
+  const builtin = `${builtinDir.replace(/\/+$/, "")}/`;
+  return sources.some((s) => s.path !== undefined && !s.release && !s.path.startsWith(builtin));
+}
 
 /** `info.prompts`: JSON (see the module doc). */
 export type Prompts = { source: string; [key: string]: unknown };
@@ -39,8 +57,8 @@ function templateKeys(source: ConfigSource): string[] {
 export interface ProvenanceContext {
   /** claudius's built-in configs. */
   builtinDir: string;
-  /** Upstream's digests (to recognise a release's file given by path). */
-  table: DigestTable;
+  /** Upstream's digests, to recognise a release's file given by path (needed only when one is given). */
+  table?: DigestTable;
   /** What a relative path is relative to (recorded paths are absolute). */
   cwd?: string;
   /** A recorded config (a resume's source): its trajectory's own `info.prompts`, by the source's spec. */
@@ -70,8 +88,9 @@ export function describeSource(source: ConfigSource, ctx: ProvenanceContext): Pr
   if (path.startsWith(builtin)) {
     return { source: "claudius", version: VERSION, sha256: { [path.slice(builtin.length)]: sha256 } };
   }
-  for (const version of newestFirst(ctx.table)) {
-    const file = Object.entries(ctx.table.releases[version]!).find(([, d]) => d === sha256)?.[0];
+  const releases = ctx.table?.releases ?? {};
+  for (const version of Object.keys(releases).sort(newer)) {
+    const file = Object.entries(releases[version]!).find(([, d]) => d === sha256)?.[0];
     if (file === undefined) continue;
     return {
       source: "upstream",
@@ -79,7 +98,7 @@ export function describeSource(source: ConfigSource, ctx: ProvenanceContext): Pr
       sha256: { [file]: sha256 },
       origin: "file",
       path,
-      ...(ctx.table.testTable ? { digest_table: ctx.table.testTable } : {}),
+      ...(ctx.table?.testTable ? { digest_table: ctx.table.testTable } : {}),
     };
   }
   return { source: "file", path, sha256 };

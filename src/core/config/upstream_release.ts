@@ -13,15 +13,8 @@
  */
 import { sha256Hex } from "../../lib/sha256.ts";
 import { claudiusCacheDir, type Env } from "../user_dirs.ts";
-import {
-  activeRelease,
-  type DigestTable,
-  digestTable,
-  newestFirst,
-  releasesWith,
-  type StoredFile,
-  type UpstreamRelease,
-} from "./upstream_store.ts";
+import { activeRelease, type StoredFile, type UpstreamRelease } from "./upstream_store.ts";
+import { type DigestTable, digestTable, newestFirst, releasesWith } from "./digest_table.ts";
 
 /** The variable naming the Python asked for an installed `minisweagent` (empty: none is asked). */
 export const PYTHON_VARIABLE = "CLAUDIUS_PYTHON";

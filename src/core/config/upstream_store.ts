@@ -7,64 +7,12 @@
  *
  * @module
  */
-import { sha256Hex } from "../../lib/sha256.ts";
-import { readUtf8File } from "../../lib/text_file.ts";
 import { ConfigError } from "../errors.ts";
 import { claudiusConfigDir, type Env } from "../user_dirs.ts";
-import { UPSTREAM_DIGESTS, UPSTREAM_RELEASES } from "./upstream_digests.ts";
 import { isPlainObject } from "../../lib/json.ts";
-
-/** The variable a test names its own digest table by (a JSON file: release -> file -> sha256). */
-export const TEST_DIGESTS_VARIABLE = "CLAUDIUS_TEST_UPSTREAM_DIGESTS";
 
 /** The release whose loop claudius reproduces, and the one imported when none is named. */
 export const DEFAULT_RELEASE = "2.4.6";
-
-/** The digests files are checked against: upstream's (the default), or a test's own table. */
-export interface DigestTable {
-  /** Release -> file (its path under upstream's `config/`) -> sha256. */
-  releases: Readonly<Record<string, Readonly<Record<string, string>>>>;
-  /** The test table's file, when {@link TEST_DIGESTS_VARIABLE} named one. */
-  testTable?: string;
-}
-
-/**
- * The digest table: upstream's, or the one {@link TEST_DIGESTS_VARIABLE} names (tests hand in the
- * digests of their own stand-in files this way; what it checks is recorded as checked by it).
- * @throws {ConfigError} when the named table cannot be read
- */
-export async function digestTable(env: Env): Promise<DigestTable> {
-  const path = env[TEST_DIGESTS_VARIABLE];
-  if (!path) return { releases: UPSTREAM_DIGESTS };
-  let data: unknown;
-  try {
-    data = JSON.parse(await readUtf8File(path));
-  } catch (e) {
-    throw new ConfigError(`Cannot read ${TEST_DIGESTS_VARIABLE} '${path}': ${(e as Error).message}`);
-  }
-  const ok = isPlainObject(data) &&
-    Object.values(data).every((r) =>
-      isPlainObject(r) && Object.values(r).every((d) => typeof d === "string")
-    );
-  if (!ok) {
-    throw new ConfigError(
-      `Cannot use ${TEST_DIGESTS_VARIABLE} '${path}': not a JSON {release: {file: sha256}}`,
-    );
-  }
-  return { releases: data as Record<string, Record<string, string>>, testTable: path };
-}
-
-/** The releases of a table, newest first. */
-export function newestFirst(table: DigestTable): string[] {
-  const known = new Set(Object.keys(table.releases));
-  const ordered = [...UPSTREAM_RELEASES].reverse().filter((v) => known.delete(v));
-  return [...ordered, ...[...known].sort().reverse()];
-}
-
-/** The releases that published `file` with this digest, newest first. */
-export function releasesWith(table: DigestTable, file: string, sha256: string): string[] {
-  return newestFirst(table).filter((v) => table.releases[v]?.[file] === sha256);
-}
 
 /** One stored file: its digest, and whether it differs from its release's (kept by `--allow-modified`). */
 export interface StoredFile {
@@ -182,23 +130,4 @@ export async function storeRelease(
   await Deno.writeTextFile(`${active}.tmp`, `${manifest.version}\n`);
   await Deno.rename(`${active}.tmp`, active);
   return dir;
-}
-
-/**
- * Check a stored file's text against the digest it was stored with, as it is read for a run.
- * @throws {ConfigError} when it changed since (naming both digests)
- */
-export async function checkStored(release: UpstreamRelease, file: string, text: string): Promise<string> {
-  const sha256 = await sha256Hex(text);
-  const want = release.files[file]?.sha256;
-  if (want !== undefined && sha256 !== want) {
-    const again = release.origin === "imported"
-      ? `claudius config import-upstream --version ${release.version} stores it again`
-      : "reinstall the package, or import the files you mean with --allow-modified";
-    throw new ConfigError(
-      `Cannot use ${release.dir}/${file}: it changed since it was checked (sha256 ${sha256}, ` +
-        `checked as ${want}); ${again}`,
-    );
-  }
-  return sha256;
 }

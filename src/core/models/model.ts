@@ -29,7 +29,7 @@ import type {
   Vars,
   WireMessage,
 } from "../types.ts";
-import { NOT_EXECUTED } from "../types.ts";
+import { NOT_EXECUTED } from "../submission.ts";
 
 /** The `bash` function: name, description and parameters, as both APIs declare it. */
 export const BASH_FUNCTION = {

@@ -12,7 +12,8 @@ import { errorMessage } from "../../lib/errors.ts";
 
 import { readTrajectory } from "../../core/trajectory.ts";
 
-import { type ExecOutput, type Json, type Message, NOT_EXECUTED } from "../../core/types.ts";
+import type { ExecOutput, Json, Message } from "../../core/types.ts";
+import { NOT_EXECUTED } from "../../core/submission.ts";
 import { isJson, isJsonObject, isPlainObject, type JsonObject } from "../../lib/json.ts";
 
 import { UsageError } from "../../lib/flags.ts";

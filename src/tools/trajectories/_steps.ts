@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { NOT_EXECUTED } from "../../core/types.ts";
+import { NOT_EXECUTED } from "../../core/submission.ts";
 import {
   contentText,
   count,

@@ -31,7 +31,7 @@ import type {
   Vars,
 } from "../../types.ts";
 import type { ParsedResponse } from "../_wire.ts";
-import { NOT_EXECUTED } from "../../types.ts";
+import { NOT_EXECUTED } from "../../submission.ts";
 import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
 export type { ParsedResponse } from "../_wire.ts";
