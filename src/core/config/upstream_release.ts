@@ -33,10 +33,14 @@ const PYTHON_ENV = [
   "HOME",
 ];
 
-/** Finds the package and prints its directory and `sys.path` (the current directory left out). */
+/**
+ * Finds the package and prints its directory and `sys.path`. The current directory (a repository the
+ * user runs in, which may hold a `json.py`) leaves `sys.path` before anything is imported.
+ */
 const SCRIPT = [
-  "import importlib.util, json, sys",
+  "import sys",
   "sys.path[:] = [p for p in sys.path if p not in ('', '.')]",
+  "import importlib.util, json",
   "spec = importlib.util.find_spec('minisweagent')",
   "places = list(spec.submodule_search_locations or []) if spec else []",
   "print(json.dumps({'package': places[0] if places else None, 'path': sys.path}))",
