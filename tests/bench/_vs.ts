@@ -233,6 +233,67 @@ export async function longVs(tmp: string, s: Sides): Promise<Row[]> {
   ];
 }
 
+/**
+ * Another 1,000-step scenario than the long run's (issue 28): a cycle of 17 ordinary commands, mostly
+ * small outputs (`echo`, `true`, a failing exit, stderr), some of 2-9 KB (`ls -la`, `seq 1 2000`,
+ * 4,000 bytes of `yes`), a Python start, random bytes in base64 (~1.4 KB a step on average).
+ */
+export const MIXED = [
+  "ls -la /usr/bin | head -40",
+  "echo ok",
+  "head -50 /etc/services",
+  "seq 1 2000",
+  "false",
+  "for i in $(seq 1 50); do echo line $i; done",
+  "echo oops >&2; exit 3",
+  "yes abcdefghij | head -c 4000",
+  "printf 'a\\tb\\n'; pwd",
+  "python3 -c \"print('x' * 300)\"",
+  "grep -n tcp /etc/services | head -30",
+  "true",
+  "head -c 600 /dev/urandom | base64",
+  "echo $((RANDOM % 100))",
+  "ls /usr/lib | head -80",
+  "wc -l /etc/services",
+  "cat /etc/os-release",
+];
+
+/** The {@link MIXED} scenario side by side: peak RSS and step gap of each (no target: issue 28 asks where they went). */
+export async function mixedVs(tmp: string, s: Sides): Promise<Row[]> {
+  const replies: ScriptReply[] = [
+    ...Array.from({ length: LONG_STEPS - 1 }, (_, i) => ({ commands: [MIXED[i % MIXED.length]!] })),
+    SUBMIT,
+  ];
+  const dir = `${tmp}/vs-mixed`;
+  await Deno.mkdir(`${dir}/ws`, { recursive: true });
+  log("mixed: claudius");
+  const c = await served(claudius(dir, { start: s.ours.start }), { replies, pollMs: 250 });
+  await check(c, "claudius's mixed run");
+  log("mixed: upstream");
+  const u = await served(
+    upstreamProgram(
+      s.up,
+      (url) => upstreamSingle(s.up, url, `${dir}/up.traj.json`, `${dir}/ws`, "benchmark"),
+    ),
+    { replies, pollMs: 250 },
+  );
+  await check(u, "upstream's mixed run");
+  s.raw.mixed = {
+    claudius: {
+      gaps: c.gaps.map((v) => round(v, 3)),
+      peak_rss_kib: c.run.peakRssKiB,
+      rss_at_peak_kib: c.run.rssAtPeak,
+    },
+    upstream: { gaps: u.gaps.map((v) => round(v, 3)), peak_rss_kib: u.run.peakRssKiB },
+  };
+  await Deno.remove(dir, { recursive: true });
+  const what = `mixed commands, ${LONG_STEPS}-step run`;
+  return [
+    vsRow(`${what}: peak RSS`, c.run.peakRssKiB, u.run.peakRssKiB, "memory", undefined),
+    vsRow(`${what}: step gap, median`, median(c.gaps), median(u.gaps), "time", undefined),
+  ];
+}
+
 /** The batch's reply to a request: a command until the conversation has had `steps - 1`, then a submission. */
 export function batchReply(steps: number): (request: RecordedRequest) => ScriptReply {
   return (request) => {

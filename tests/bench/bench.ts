@@ -9,7 +9,7 @@
  * gap, growth, peak RSS, bytes written); SIGKILL recovery; a 1 GB output flood; the per-action cost
  * of `true` in the local and (when an engine answers) the docker and podman environments;
  * `claudius stats` over 1,000 synthetic trajectories. Arguments pick scenarios by name (`vs` or `vs-startup vs-long
- * vs-batch8 vs-batch32`, `breakdown`, `startup long sigkill flood true docker podman stats report inspect`); none runs
+ * vs-mixed vs-batch8 vs-batch32`, `breakdown`, `startup long sigkill flood true docker podman stats report inspect`); none runs
  * them all.
  *
  * @module
@@ -22,7 +22,7 @@ import { machine, machineLine, markdownTable, type Row, VS_HEADER } from "./_rep
 import { round } from "./_stats.ts";
 import { statsScenario } from "./_tools.ts";
 import { inspectScenario, reportScenario } from "./_viewers.ts";
-import { batchVs, longVs, type Sides, sides, startupVs } from "./_vs.ts";
+import { batchVs, longVs, mixedVs, type Sides, sides, startupVs } from "./_vs.ts";
 
 const log = (line: string) => console.error(`bench: ${line}`);
 
@@ -66,7 +66,7 @@ export async function runScenarios(
 }
 
 /** The side-by-side scenarios (`vs` names them all). */
-const VS = ["vs-startup", "vs-long", "vs-batch8", "vs-batch32"];
+const VS = ["vs-startup", "vs-long", "vs-mixed", "vs-batch8", "vs-batch32"];
 
 /** Scenario names as given, `vs` expanded. */
 export function expandNames(args: readonly string[]): string[] {
@@ -119,6 +119,7 @@ if (import.meta.main) {
       [
         ["vs-startup", vs(startupVs)],
         ["vs-long", vs(longVs)],
+        ["vs-mixed", vs(mixedVs)],
         ["vs-batch8", vs((t, s) => batchVs(t, s, 8))],
         ["vs-batch32", vs((t, s) => batchVs(t, s, 32))],
         ["breakdown", breakdownScenario],

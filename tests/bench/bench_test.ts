@@ -67,7 +67,14 @@ Deno.test("batchReply() answers each conversation by its own length, then submit
 });
 
 Deno.test("expandNames() expands `vs` into the side-by-side scenarios", () => {
-  assertEquals(expandNames(["vs", "long"]), ["vs-startup", "vs-long", "vs-batch8", "vs-batch32", "long"]);
+  assertEquals(expandNames(["vs", "long"]), [
+    "vs-startup",
+    "vs-long",
+    "vs-mixed",
+    "vs-batch8",
+    "vs-batch32",
+    "long",
+  ]);
 });
 
 Deno.test("perStep() puts a sample in the part of its nearest claudius frame, runtime work apart", () => {
