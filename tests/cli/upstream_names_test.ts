@@ -157,7 +157,10 @@ Deno.test("an installed minisweagent package is found without importing it, chec
   };
   const asked = async () => (await Deno.readTextFile(log).catch(() => "")).split("\n").length - 1;
   // The directory the user runs in is no place Python imports from: a repository's json.py never runs.
-  await Deno.writeTextFile(`${home.HOME}/json.py`, "raise SystemExit('imported from the working directory')\n");
+  await Deno.writeTextFile(
+    `${home.HOME}/json.py`,
+    "raise SystemExit('imported from the working directory')\n",
+  );
   const byPath = await firstMessages([...MINI, "-c", `${release.config}/mini.yaml`], env, "mini");
   assertEquals(await asked(), 0, "a file given by path needs no lookup");
   const found = await firstMessages(MINI, env, "mini");
