@@ -13,7 +13,7 @@ import { UsageError } from "./src/lib/flags.ts";
 import { ConfigError } from "./src/core/errors.ts";
 import { redactText, secretValues } from "./src/core/redact.ts";
 import { escapeControls } from "./src/lib/safe_text.ts";
-import { type Host, projectEnvAllows } from "./src/core/host.ts";
+import { type Host, projectEnvAllows, projectKeyStandsIn } from "./src/core/host.ts";
 import { claudiusConfigDir } from "./src/core/user_dirs.ts";
 import {
   type Face,
@@ -47,7 +47,8 @@ function clip(message: string): string {
  * `.env` (`$MSWEA_GLOBAL_CONFIG_DIR/.env`, else `~/.config/mini-swe-agent/.env`), then the project's
  * ./.env, each read as python-dotenv reads it (`${VAR}` expanded from what is set so far). The
  * project's ./.env comes last and sees nothing of the rest (`${VAR}` from its own lines only): it may
- * hold keys nobody else set ({@link projectEnvAllows}), anything else it sets is refused in one line.
+ * hold keys nobody else set ({@link projectEnvAllows}) that stand in for no credential of yours
+ * ({@link projectKeyStandsIn}); anything else it sets is refused in one line.
  * Upstream's faces read upstream's global `.env` only, as upstream does.
  */
 async function hostEnvironment(face: Face): Promise<Record<string, string>> {
@@ -65,13 +66,23 @@ async function hostEnvironment(face: Face): Promise<Record<string, string>> {
       return;
     }
     const refused: string[] = [];
+    const standsIn: string[] = [];
+    const yours = { ...env };
     for (const [k, v] of Object.entries(parseDotEnv(text, project ? {} : env))) {
       if (v.includes("\0")) {
         // No process environment holds one: every command would fail to start.
         throw new ConfigError(`Cannot use ${file}: the value of ${k} holds a NUL byte`);
       }
+      const mine = project && !(k in env) ? projectKeyStandsIn(k, yours) : undefined;
       if (project && !projectEnvAllows(k)) refused.push(k);
+      else if (mine) standsIn.push(`${k} (for ${mine})`);
       else if (!(k in env)) env[k] = v;
+    }
+    if (standsIn.length) {
+      err(
+        `warning: ${file} sets ${standsIn.join(", ")}: ignored (a project's key never stands in for a ` +
+          "credential of yours: your run would go on the project's account)",
+      );
     }
     if (refused.length) {
       err(

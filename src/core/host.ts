@@ -6,6 +6,7 @@
  * @module
  */
 import type { EndingSignal } from "./errors.ts";
+import { PROVIDERS } from "./models/providers.ts";
 
 /** The process, as the commands see it. */
 export interface Host {
@@ -85,4 +86,38 @@ const CHOOSES_PROGRAMS =
  */
 export function projectEnvAllows(name: string): boolean {
   return /_(KEY|TOKEN)$/.test(name) && !CHOOSES_PROGRAMS.test(name);
+}
+
+/** Each provider's key variables (the first one set wins), where it has more than one. */
+const KEY_GROUPS: readonly (readonly string[])[] = Object.values(PROVIDERS)
+  .map((p) => [...p.keyEnv, ...(p.openaiFallback ? ["OPENAI_API_KEY"] : [])])
+  .filter((group) => group.length > 1);
+
+/**
+ * Why a project's `./.env` may not set the key `name` ({@link projectEnvAllows} allows its name): it
+ * would stand in for a credential of yours. A provider reads the first of its key variables that is
+ * set, so a project's `ANTHROPIC_API_KEY` would win over your `ANTHROPIC_AUTH_TOKEN` (and
+ * `GEMINI_API_KEY` over `GOOGLE_API_KEY`, ...), and its `AWS_BEARER_TOKEN_BEDROCK` over your access
+ * keys or `~/.aws` profile (which no variable shows): your run would then work, and send what it reads,
+ * on the project's account. Undefined: it may.
+ * @param name a variable the project's `./.env` sets
+ * @param yours the environment before the project's `./.env` (the shell and your own `.env` files)
+ * @returns what of yours it would stand in for, in words
+ * @example
+ * ```ts
+ * projectKeyStandsIn("ANTHROPIC_API_KEY", { ANTHROPIC_AUTH_TOKEN: "t" }); // "ANTHROPIC_AUTH_TOKEN"
+ * projectKeyStandsIn("ANTHROPIC_API_KEY", {}); // undefined
+ * ```
+ */
+export function projectKeyStandsIn(
+  name: string,
+  yours: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  if (name.startsWith("AWS_")) return "your AWS credentials (variables, or a profile in ~/.aws)";
+  for (const group of KEY_GROUPS) {
+    if (!group.includes(name)) continue;
+    const mine = group.find((other) => other !== name && (yours[other] ?? "") !== "");
+    if (mine) return mine;
+  }
+  return undefined;
 }

@@ -3,7 +3,7 @@
  * and every config key a variable can set, not a hand list (the CLI's precedence: dotenv_test.ts).
  */
 import { assert, assertEquals } from "../_support/assert.ts";
-import { projectEnvAllows } from "../../src/core/host.ts";
+import { projectEnvAllows, projectKeyStandsIn } from "../../src/core/host.ts";
 import { PROVIDERS } from "../../src/core/models/providers.ts";
 import { configSchema } from "../../src/cli/schema.ts";
 import { loadedSections } from "../../src/core/config/schema.ts";
@@ -51,5 +51,24 @@ Deno.test("projectEnvAllows(): no variable a config key reads, no spending guard
     const key of ["PORTKEY_API_KEY", "PORTKEY_VIRTUAL_KEY", "REQUESTY_API_KEY", "GITHUB_TOKEN", "HF_TOKEN"]
   ) {
     assert(projectEnvAllows(key), key);
+  }
+});
+
+Deno.test("projectKeyStandsIn(): a provider's key never in front of another of its key variables you set", () => {
+  let pairs = 0;
+  for (const [name, p] of Object.entries(PROVIDERS)) {
+    const group = [...p.keyEnv, ...(p.openaiFallback ? ["OPENAI_API_KEY"] : [])];
+    for (const theirs of group) {
+      assertEquals(projectKeyStandsIn(theirs, {}), undefined, `${name}: ${theirs} with nothing of yours`);
+      for (const mine of group.filter((v) => v !== theirs)) {
+        assertEquals(projectKeyStandsIn(theirs, { [mine]: "k" }), mine, `${name}: ${theirs} over ${mine}`);
+        pairs++;
+      }
+    }
+  }
+  assert(pairs >= 20, `${pairs} pairs`);
+  // AWS credentials may be a profile no variable shows: never the project's.
+  for (const v of ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"]) {
+    assert(projectKeyStandsIn(v, {}), v);
   }
 });

@@ -336,6 +336,38 @@ Deno.test("a project's ./.env cannot send your key to its server: keys only, nev
   }
 });
 
+Deno.test("a project's ./.env key never stands in for a credential of yours by another of its names", async () => {
+  const legitClaude = await startAnthropicServer([SUBMIT]);
+  try {
+    const dir = await userHome("http://127.0.0.1:9/v1", legitClaude.url);
+    // Anthropic reads ANTHROPIC_API_KEY before ANTHROPIC_AUTH_TOKEN: the project's key won over yours.
+    await Deno.writeTextFile(
+      `${dir}/.env`,
+      "ANTHROPIC_API_KEY=sk-ant-project-0123456789\nAWS_SECRET_ACCESS_KEY=project-aws-secret\n" +
+        "GEMINI_API_KEY=project-gemini-key\n",
+    );
+    const run = await claudius(
+      dir,
+      ["-m", "anthropic/claude-sonnet-4-5", "-c", "model.cost_tracking=ignore_errors"],
+      { ANTHROPIC_AUTH_TOKEN: "user-oauth-token-0123456789" },
+    );
+    // The fake server wants an x-api-key: it refuses your bearer token, which is what was sent.
+    const headers = legitClaude.requests[0]?.headers ?? {};
+    assertEquals([headers["x-api-key"], headers.authorization], [
+      undefined,
+      "Bearer user-oauth-token-0123456789",
+    ]);
+    assertMatch(
+      run.stderr,
+      /^warning: \.env sets ANTHROPIC_API_KEY \(for ANTHROPIC_AUTH_TOKEN\), AWS_SECRET_ACCESS_KEY \(for your AWS credentials \(variables, or a profile in ~\/\.aws\)\): ignored \(a project's key never stands in for a credential of yours/m,
+    );
+    // A key of a provider you hold nothing for is the project's to give (GEMINI_API_KEY: no GOOGLE_API_KEY).
+    assert(!/GEMINI_API_KEY/.test(run.stderr), run.stderr);
+  } finally {
+    await legitClaude.close();
+  }
+});
+
 Deno.test("a project's ./.env cannot lift your spending guards: cost tracking, prices, your global limit", async () => {
   const dir = await userHome("http://127.0.0.1:9/v1", "http://127.0.0.1:9");
   await Deno.writeTextFile(
