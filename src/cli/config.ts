@@ -19,7 +19,7 @@ import { resolveFlagsConfig, upstreamLookup } from "./_shared.ts";
 
 import { checkEndpoint, describeEndpoint } from "./preflight.ts";
 import { isPlainObject } from "../lib/json.ts";
-import { ENDPOINT_KEYS } from "./resume_config.ts";
+import { ENDPOINT_KEYS, KEY_VARIABLE_KEYS, keyVariable } from "./resume_config.ts";
 
 /** The flags of `claudius config`: a run's, so that `check` sees what that run would. */
 export const CONFIG_FLAGS = {
@@ -88,7 +88,8 @@ function origin(sources: ConfigSource[], path: string[]): string {
 
 /**
  * The endpoint key a config file set last (not one of claudius's built-in configs), with where and
- * its URL: `config check` is how a config someone else wrote (a cloned repository's) is looked at
+ * its URL, else the key naming which of your variables is the key (`model.api_key_env`), with its
+ * value: `config check` is how a config someone else wrote (a cloned repository's) is looked at
  * before it is trusted, so asking that endpoint, with your key, is left to a run or a flag.
  */
 function fileEndpoint(
@@ -98,13 +99,20 @@ function fileEndpoint(
 ): { key: string; where: string; url: string } | undefined {
   const at = (tree: unknown, path: readonly string[]) =>
     path.reduce<unknown>((t, k) => (isPlainObject(t) ? t[k] : undefined), tree);
+  const fromFile = (path: readonly string[]) => {
+    const from = sources.findLast((s) => at(s.data, path) !== undefined);
+    return from?.path !== undefined && !from.path.startsWith(`${builtinDir}/`);
+  };
   for (const path of ENDPOINT_KEYS) {
     const url = at(config, path);
-    const from = sources.findLast((s) => at(s.data, path) !== undefined);
-    if (typeof url !== "string" || url === "" || !from?.path || from.path.startsWith(`${builtinDir}/`)) {
-      continue;
-    }
+    if (typeof url !== "string" || url === "" || !fromFile(path)) continue;
     return { key: path.join("."), where: origin(sources, [...path]), url };
+  }
+  // The file chose which of your variables is the key, sent to the endpoint its model's prefix has.
+  for (const path of KEY_VARIABLE_KEYS) {
+    const value = at(config, path);
+    if (keyVariable(path, value) === undefined || !fromFile(path)) continue;
+    return { key: path.join("."), where: origin(sources, [...path]), url: String(value) };
   }
   return undefined;
 }

@@ -3,8 +3,9 @@
  * flags on top (raised limits, another model, ...). Values the predecessor's trajectory holds
  * redacted (`[REDACTED]`, see `src/core/redact.ts`) must be given again: by a spec or flag, or by the
  * key's environment variable; otherwise the resume is refused naming each key. So must the endpoint
- * the trajectory names (`model.base_url`, `model.model_kwargs.api_base`): a trajectory may come from
- * someone else, and your key would go where it says.
+ * the trajectory names (`model.base_url`, `model.model_kwargs.api_base`, ...), the variable it reads
+ * your key from (`model.api_key_env`) and a container program of its own (`environment.executable`):
+ * a trajectory may come from someone else, and your key would go where it says.
  *
  * @module
  */
@@ -112,38 +113,81 @@ export async function resumeConfig(
         `-c KEY=VALUE or a config file: ${missing.join(", ")}`,
     );
   }
-  refuseRecordedEndpoint(recorded.spec, base.data, sources.slice(1));
+  refuseRecordedChoices(recorded.spec, base.data, sources.slice(1), io);
   const config = resolveConfig(sources, { schema: io.schema, hostEnv: io.hostEnv, warn: io.warn });
   return { config, sources };
 }
 
 /** The keys that say where model requests, and the key with them, go. */
-export const ENDPOINT_KEYS: readonly (readonly string[])[] = [["model", "base_url"], [
-  "model",
-  "model_kwargs",
-  "api_base",
-], [
-  "model",
-  "model_kwargs",
-  "base_url",
-]];
+export const ENDPOINT_KEYS: readonly (readonly string[])[] = [
+  ["model", "base_url"],
+  ["model", "model_kwargs", "api_base"],
+  ["model", "model_kwargs", "base_url"],
+  ["model", "model_kwargs", "aws_bedrock_runtime_endpoint"],
+];
 
 /**
- * Refuse an endpoint the recorded config names unless a spec or flag of this resume names one for the
- * same key (the same URL to go on there, or another).
- * @throws {ConfigError} naming the key, the URL and how to give it
+ * The keys that say which of your variables holds the key a request carries: `model.api_key_env`, and
+ * `model.model_kwargs.api_key` in its `os.environ/NAME` form (a key itself is saved redacted). A file
+ * naming one sends that key to whatever endpoint the model's prefix has (`hosted_vllm/`: a port of
+ * this machine, which any user of a shared one may listen on).
  */
-function refuseRecordedEndpoint(spec: string, recorded: ConfigTree, given: ConfigSource[]): void {
+export const KEY_VARIABLE_KEYS: readonly (readonly string[])[] = [
+  ["model", "api_key_env"],
+  ["model", "model_kwargs", "api_key"],
+];
+
+/** The variable `value`, set at a {@link KEY_VARIABLE_KEYS} key, reads the key from (none: it names none). */
+export function keyVariable(path: readonly string[], value: unknown): string | undefined {
+  if (typeof value !== "string" || value === "") return undefined;
+  if (path.at(-1) === "api_key_env") return value;
+  return /^os\.environ\/(.+)$/.exec(value)?.[1];
+}
+
+/**
+ * Refuse what only the recorded config chose and a spec or flag of this resume does not name again
+ * (the same value to go on with it, or another): an endpoint ({@link ENDPOINT_KEYS}), the variable
+ * your key is read from ({@link KEY_VARIABLE_KEYS}), and a program run on this host other than the
+ * environment class's own (`environment.executable`).
+ * @throws {ConfigError} naming the key, its value and how to give it
+ */
+function refuseRecordedChoices(
+  spec: string,
+  recorded: ConfigTree,
+  given: ConfigSource[],
+  io: { schema: Schema; hostEnv: Record<string, string> },
+): void {
   const at = (tree: unknown, path: readonly string[]) =>
     path.reduce<unknown>((t, k) => (isPlainObject(t) ? t[k] : undefined), tree);
+  const named = (path: readonly string[]) => given.some((s) => at(s.data, path) !== undefined);
+  const cannot = (what: string, key: string, value: string, flag = "", goOn = "with it") =>
+    new ConfigError(
+      `Cannot resume ${spec}: its trajectory ${what}; give it again to go on ${goOn} (${flag}-c ${key}=${value}) ` +
+        "or name another",
+    );
   for (const path of ENDPOINT_KEYS) {
     const url = at(recorded, path);
-    if (typeof url !== "string" || url === "" || given.some((s) => at(s.data, path) !== undefined)) continue;
+    if (typeof url !== "string" || url === "" || named(path)) continue;
     const key = path.join(".");
     const flag = key === "model.base_url" ? `--base-url ${url} or ` : "";
-    throw new ConfigError(
-      `Cannot resume ${spec}: its trajectory sends the model's requests, with your key, to ${key} '${url}'; ` +
-        `give it again to go on there (${flag}-c ${key}=${url}) or name another`,
+    throw cannot(`sends the model's requests, with your key, to ${key} '${url}'`, key, url, flag, "there");
+  }
+  for (const path of KEY_VARIABLE_KEYS) {
+    const value = at(recorded, path);
+    const variable = keyVariable(path, value);
+    if (variable === undefined || named(path)) continue;
+    throw cannot(
+      `sends your ${variable} as the model's key (${path.join(".")})`,
+      path.join("."),
+      String(value),
     );
+  }
+  const executable = ["environment", "executable"];
+  const program = at(recorded, executable);
+  const def = keyDef(io.schema, executable, recorded);
+  // The class's own program, or the one your environment names (MSWEA_DOCKER_EXECUTABLE, ...).
+  const yours = [def?.default, def?.envVar === undefined ? undefined : io.hostEnv[def.envVar]];
+  if (typeof program === "string" && !yours.includes(program) && !named(executable)) {
+    throw cannot(`runs environment.executable '${program}' on this host`, "environment.executable", program);
   }
 }

@@ -152,3 +152,41 @@ Deno.test("claudius config check -c FILE does not send your key to the endpoint 
     await server.shutdown();
   }
 });
+
+Deno.test("claudius config check -c FILE does not send the key variable the file names, even to your endpoint", async () => {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(req.headers.get("authorization") ?? "");
+    return Response.json({ object: "list", data: [{ id: "m", object: "model" }] });
+  });
+  // hosted_vllm/'s endpoint is a port of this machine, which any user of a shared one may listen on.
+  const env = { OPENAI_API_KEY: KEY, HOSTED_VLLM_API_BASE: `http://127.0.0.1:${server.addr.port}/v1` };
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/repo.yaml`,
+      "model:\n  model_name: hosted_vllm/m\n  api_key_env: OPENAI_API_KEY\n",
+    );
+    await Deno.writeTextFile(
+      `${dir}/kwargs.yaml`,
+      "model:\n  model_name: hosted_vllm/m\n  model_kwargs:\n    api_key: os.environ/OPENAI_API_KEY\n",
+    );
+    const file = await configCheck(["-c", `${dir}/repo.yaml`], env);
+    const kwargs = await configCheck(["-c", `${dir}/kwargs.yaml`], env);
+    assertEquals([file.code, kwargs.code, seen], [0, 0, []], file.stdout + kwargs.stdout);
+    assertMatch(
+      file.stdout,
+      new RegExp(
+        `endpoint: not asked: model\\.api_key_env comes from ${dir}/repo\\.yaml:3 .*-c model\\.api_key_env=OPENAI_API_KEY`,
+      ),
+    );
+    assertMatch(kwargs.stdout, /endpoint: not asked: model\.model_kwargs\.api_key comes from /);
+    const named = await configCheck(
+      ["-c", `${dir}/repo.yaml`, "-c", "model.api_key_env=OPENAI_API_KEY"],
+      env,
+    );
+    assertEquals([named.code, seen], [0, [`Bearer ${KEY}`]], named.stdout + named.stderr);
+  } finally {
+    await server.shutdown();
+  }
+});

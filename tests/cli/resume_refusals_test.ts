@@ -23,6 +23,9 @@ async function claudius(
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 
+/** A trajectory's `info.config`, as a test edits it. */
+type Config = { [section: string]: { [key: string]: unknown } } & { environment_type?: string };
+
 const SUBMIT = 'model.replies=[{"commands":["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}]';
 const STEP = { content: "look", commands: ["ls"] };
 const SUBMIT_REPLY = { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };
@@ -182,6 +185,74 @@ Deno.test("claudius resume sends your key to the endpoint its trajectory names o
     );
     assertEquals(again.code, 0, again.stderr);
     assertEquals(server.requests.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("claudius resume takes neither the variable of your key nor a host program from its trajectory without a word", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-resume-refusals-" });
+  const server = await startFakeServer([STEP, SUBMIT_REPLY]);
+  // The endpoint is yours (a variable of your environment); the trajectory says which key goes there.
+  const env = { OPENAI_API_KEY: "sk-resume-SECRET-0123456789", HOSTED_VLLM_API_BASE: server.url };
+  try {
+    const first = await claudius(
+      [
+        ...["-t", "t", "-m", "hosted_vllm/m", "-c", "model.api_key_env=OPENAI_API_KEY", "--create-cwd"],
+        ...["--cwd", "ws", "--step-limit", "1", "-o", "t.json"],
+      ],
+      dir,
+      env,
+    );
+    assertEquals([first.code, server.requests.length], [3, 1], first.stderr);
+    // Before: the resume sent OPENAI_API_KEY wherever the trajectory's model prefix pointed.
+    const refused = await claudius(["resume", "t.json", "--step-limit", "0"], dir, env);
+    assertEquals(
+      [refused.code, refused.stderr],
+      [
+        2,
+        `error: Cannot resume ${dir}/t.json: its trajectory sends your OPENAI_API_KEY as the model's key ` +
+        "(model.api_key_env); give it again to go on with it (-c model.api_key_env=OPENAI_API_KEY) or name " +
+        "another\n",
+      ],
+    );
+    assertEquals(server.requests.length, 1);
+    const traj = JSON.parse(await Deno.readTextFile(`${dir}/t.json`));
+    const edit = async (name: string, change: (config: Config) => void) => {
+      const copy = structuredClone(traj);
+      change(copy.info.config);
+      await Deno.writeTextFile(`${dir}/${name}`, JSON.stringify(copy));
+      return await claudius(["resume", name, "--step-limit", "0"], dir, env);
+    };
+    const bedrock = await edit("bedrock.json", (c) => {
+      c.model = { model_name: "bedrock/m", model_kwargs: { aws_bedrock_runtime_endpoint: server.url } };
+    });
+    assertEquals(bedrock.code, 2, bedrock.stderr);
+    assertMatch(
+      bedrock.stderr,
+      /^error: Cannot resume .*bedrock\.json: its trajectory sends the model's requests, with your key, to model\.model_kwargs\.aws_bedrock_runtime_endpoint 'http:/,
+    );
+    await Deno.writeTextFile(`${dir}/engine`, `#!/bin/sh\necho ran >> ${dir}/engine.log\nexit 1\n`, {
+      mode: 0o755,
+    });
+    const program = await edit("program.json", (c) => {
+      delete c.model!.api_key_env;
+      c.environment = { environment_class: "docker", image: "x", executable: `${dir}/engine` };
+      c.environment_type = "claudius.environments.DockerEnvironment";
+    });
+    assertEquals(program.code, 2, program.stderr);
+    assertMatch(
+      program.stderr,
+      /^error: Cannot resume .*program\.json: its trajectory runs environment\.executable '.*\/engine' on this host; give it again/,
+    );
+    assertEquals(await Deno.stat(`${dir}/engine.log`).catch(() => undefined), undefined);
+    assertEquals(server.requests.length, 1);
+    const again = await claudius(
+      ["resume", "t.json", "--step-limit", "0", "-c", "model.api_key_env=OPENAI_API_KEY"],
+      dir,
+      env,
+    );
+    assertEquals([again.code, server.requests.length], [0, 2], again.stderr);
   } finally {
     await server.close();
   }

@@ -274,7 +274,28 @@ async function credentialsOf(
   return await Promise.resolve(profileAuth(profile, io, home));
 }
 
+/**
+ * The region (a plain name: it becomes part of the endpoint's host name, and a value such as
+ * `x@evil.example/` would send the signed request and a bearer key to another host).
+ * @throws {ConfigError} naming where a region that is no plain name came from
+ */
 function regionOf(
+  params: AwsParams,
+  env: Readonly<Record<string, string | undefined>>,
+  profile: Profile,
+  home: string,
+): AwsRegion {
+  const region = anyRegionOf(params, env, profile, home);
+  if (!/^[a-z0-9-]+$/.test(region.value)) {
+    throw new ConfigError(
+      `Cannot configure model: the AWS region ${JSON.stringify(region.value)} (from ${region.from}) is no ` +
+        "region name (such as us-west-2): give one of lowercase letters, digits and dashes",
+    );
+  }
+  return region;
+}
+
+function anyRegionOf(
   params: AwsParams,
   env: Readonly<Record<string, string | undefined>>,
   profile: Profile,

@@ -144,6 +144,25 @@ export class VertexClient implements ChatClient {
       ["VERTEXAI_LOCATION", env.VERTEXAI_LOCATION],
       ["VERTEX_LOCATION", env.VERTEX_LOCATION],
     ]) ?? { value: "us-central1", from: "the default" };
+    // Both go into the URL (the location into its host name: `x@evil.example/` would send the token there).
+    for (
+      const [what, got, plain] of [["location", location, /^[a-z0-9-]+$/], [
+        "project",
+        project,
+        /^[a-z0-9.:-]+$/,
+      ]] as const
+    ) {
+      if (!plain.test(got.value)) {
+        throw new ConfigError(
+          `Cannot configure model: the Vertex AI ${what} ${
+            JSON.stringify(got.value)
+          } (from ${got.from}) is no ` +
+            `${what} name: give one of lowercase letters, digits and dashes${
+              what === "project" ? " (dots, colons)" : ""
+            }`,
+        );
+      }
+    }
     this.#where = {
       project: project.value,
       location: location.value,

@@ -276,3 +276,24 @@ Deno.test("BedrockClient: prices from the price database's aws entries, with the
     assert(out.cost > 0, `cost ${out.cost}`);
   });
 });
+
+Deno.test("BedrockClient: a region that is no region name is refused, naming where it came from (it is the host's name)", async () => {
+  await withBedrock([], { bearer: ["ABSK-test-key"] }, async (server) => {
+    // https://bedrock-runtime.x@<host>/.amazonaws.com: the bearer key went to <host>.
+    for (
+      const [env, config, from] of [
+        [{ AWS_REGION: `x@${new URL(server.url).host}/` }, {}, "AWS_REGION"],
+        [{}, { model_kwargs: { aws_region_name: "evil.example/#" } }, "model.model_kwargs.aws_region_name"],
+      ] as const
+    ) {
+      const { client: c } = client(
+        server,
+        { AWS_BEDROCK_RUNTIME_ENDPOINT: "", AWS_BEARER_TOKEN_BEDROCK: "ABSK-test-key", ...env },
+        config,
+      );
+      const e = await assertRejects(() => c.ready(), ConfigError);
+      assert(e.message.includes(`(from ${from}) is no region name`), e.message);
+    }
+    assertEquals(server.requests.length + server.refusals.length, 0);
+  });
+});

@@ -275,3 +275,26 @@ Deno.test("VertexClient: no credentials, or no project, is a config error naming
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("VertexClient: a location or project that is no plain name is refused, naming where it came from", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/u.json`,
+      JSON.stringify({ type: "authorized_user", client_id: "a", client_secret: "b", refresh_token: "c" }),
+    );
+    const env = { GOOGLE_APPLICATION_CREDENTIALS: `${dir}/u.json`, VERTEXAI_PROJECT: "p" };
+    // https://x@127.0.0.1:1/-aiplatform.googleapis.com: the token would go to 127.0.0.1:1.
+    const location = vertex("vertex_ai/gemini-2.5-pro", { ...env, VERTEXAI_LOCATION: "x@127.0.0.1:1/" });
+    const l = await assertRejects(() => location.ready(), ConfigError);
+    assert(
+      l.message.includes('location "x@127.0.0.1:1/" (from VERTEXAI_LOCATION) is no location name'),
+      l.message,
+    );
+    const project = vertex("vertex_ai/gemini-2.5-pro", { ...env, VERTEXAI_PROJECT: "p/../../x?" });
+    const p = await assertRejects(() => project.ready(), ConfigError);
+    assert(p.message.includes("(from VERTEXAI_PROJECT) is no project name"), p.message);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
