@@ -19,6 +19,7 @@ import json
 import math
 import pathlib
 import random
+from fractions import Fraction
 
 import numpy as np
 import scipy
@@ -114,13 +115,16 @@ def difference(a, b):
     fa = np.array([a[i][1] / a[i][0] for i in ids])
     fb = np.array([b[i][1] / b[i][0] for i in ids])
     d = fb - fa
+    # Whether the differences have no spread, decided on exact fractions: 3/5 - 2/5 and 1/5 - 0 are the same
+    # difference, though their doubles differ in the last bit.
+    same = len({Fraction(b[i][1], b[i][0]) - Fraction(a[i][1], a[i][0]) for i in ids}) == 1
     n = len(ids)
     out["estimate"] = float(d.mean())
     mcnemar = all(a[i][0] == 1 and b[i][0] == 1 for i in ids)
     out["test"] = "mcnemar-exact" if mcnemar else "paired-t"
     mde = None
     if n >= 2:
-        sd = float(np.std(d, ddof=1)) if len(set(d.tolist())) > 1 else 0.0
+        sd = 0.0 if same else float(np.std(d, ddof=1))
         se = sd / math.sqrt(n)
         out["ci95"] = [max(-1.0, out["estimate"] - Z * se), min(1.0, out["estimate"] + Z * se)]
         mde = MDE * se
@@ -130,7 +134,7 @@ def difference(a, b):
         out["discordant"] = {"a_only": a_only, "b_only": b_only}
         out["p_value"] = 1.0 if a_only + b_only == 0 else float(stats.binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue)
     elif n >= 2:
-        if len(set(d.tolist())) == 1:
+        if same:
             out["p_value"] = 1.0 if d[0] == 0 else None
         else:
             r = stats.ttest_rel(fb, fa)
@@ -188,6 +192,11 @@ def cases():
     add("zero variance: no instance changes",
         [("a", "trial-1", False), ("a", "trial-2", True), ("b", "trial-1", True), ("b", "trial-2", True)],
         [("a", "trial-1", True), ("a", "trial-2", False), ("b", "trial-1", True), ("b", "trial-2", True)])
+    trials = lambda inst, outcomes: [(inst, f"trial-{t + 1}", ok == "1") for t, ok in enumerate(outcomes)]
+    add("zero variance in floats: 3/5 - 2/5 and 1/5 - 0 are the same difference",
+        trials("a", "11000") + trials("b", "00000"), trials("a", "11100") + trials("b", "10000"))
+    add("zero variance in floats: 6/10 - 7/10 and 1/10 - 2/10",
+        trials("a", "1111111000") + trials("b", "1100000000"), trials("a", "1111110000") + trials("b", "1000000000"))
     add("no instance in common", one([1, 0]), [("x", "", True), ("y", "", False)])
     add("every trial excluded", [("a", "", None), ("b", "", None)], one([1, 0]))
     add("uneven trials: pass@k only over instances with k scored trials",
