@@ -26,7 +26,7 @@ import { isPlainObject } from "../lib/json.ts";
 /**
  * Exit statuses that do not finish an instance: the infrastructure failed under it (see
  * `INFRASTRUCTURE_STATUSES`: the environment was lost, a signal, the provider failed after the
- * retries), or another process took its claim over (`LeaseLost`, see `_claims.ts`). A rerun redoes
+ * retries or refused the key), or another process took its claim over (`LeaseLost`, see `_claims.ts`). A rerun redoes
  * them. (A run that never reached the model, or that the global limit stopped, is recognised by its
  * shape instead, see {@link classifyTrajectory}.)
  */

@@ -10,10 +10,15 @@ import { SIGNAL_STATUSES } from "./errors.ts";
 
 /**
  * Exit statuses that end a run on the infrastructure, not on the agent: the environment was lost, a
- * signal stopped the run, or the model's provider failed after the retries (no connection, no answer in
- * time, rate-limited, a server error: the failures the retry policy retries). A batch rerun runs such a
- * run again, and no rate counts it. (A failed start, a run not ended and one the global limit stopped
- * are recognised by their shape instead, see {@link excludedEnding}.)
+ * signal stopped the run, the model's provider failed after the retries (no connection, no answer in
+ * time, rate-limited, a server error: the failures the retry policy retries; `APIError` is litellm's
+ * name for a status it has no class for, a 502 from a gateway among them, and for a body that was not
+ * JSON after the retries), or the endpoint refused the key or the model (`AuthenticationError`,
+ * `PermissionDeniedError`, `NotFoundError`: a key that expired halfway through a batch, a mistyped
+ * model name). A batch rerun runs such a run again, and no rate counts it. A request the conversation
+ * made the provider refuse (`BadRequestError`, `ContextWindowExceededError`,
+ * `ContentPolicyViolationError`) stays the agent's. (A failed start, a run not ended and one the
+ * global limit stopped are recognised by their shape instead, see {@link excludedEnding}.)
  */
 export const INFRASTRUCTURE_STATUSES: ReadonlySet<string> = new Set([
   "EnvironmentLost",
@@ -23,6 +28,10 @@ export const INFRASTRUCTURE_STATUSES: ReadonlySet<string> = new Set([
   "RateLimitError",
   "InternalServerError",
   "ServiceUnavailableError",
+  "APIError",
+  "AuthenticationError",
+  "PermissionDeniedError",
+  "NotFoundError",
 ]);
 
 /** How a run ended, as its trajectory records it. */

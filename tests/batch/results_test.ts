@@ -74,6 +74,10 @@ Deno.test("classifyTrajectory(): a run that ended on the provider after the retr
       "InternalServerError",
       "ServiceUnavailableError",
       "Timeout",
+      "APIError",
+      "AuthenticationError",
+      "PermissionDeniedError",
+      "NotFoundError",
     ]
   ) {
     assertEquals(classifyTrajectory(ran(s), {}).finished, false, s);
@@ -81,6 +85,7 @@ Deno.test("classifyTrajectory(): a run that ended on the provider after the retr
   assertEquals(classifyTrajectory(ran("LeaseLost"), {}).finished, false);
   assertEquals(classifyTrajectory(ran("Submitted"), {}).finished, true);
   assertEquals(classifyTrajectory(ran("ContextWindowExceededError"), {}).finished, true);
+  assertEquals(classifyTrajectory(ran("BadRequestError"), {}).finished, true);
   const lone: Message[] = [{
     role: "exit",
     content: "Cannot start",

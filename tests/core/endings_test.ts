@@ -9,10 +9,14 @@ Deno.test("excludedEnding(): the infrastructure's endings, a failed start, no en
   );
   assertEquals([...INFRASTRUCTURE_STATUSES].sort(), [
     "APIConnectionError",
+    "APIError",
+    "AuthenticationError",
     "EnvironmentLost",
     "Hangup",
     "InternalServerError",
     "Interrupted",
+    "NotFoundError",
+    "PermissionDeniedError",
     "Quit",
     "RateLimitError",
     "ServiceUnavailableError",
@@ -33,7 +37,8 @@ Deno.test("excludedEnding(): the infrastructure's endings, a failed start, no en
       "RepeatedFormatError",
       "ContextWindowExceededError",
       "RuntimeError",
-      "AuthenticationError",
+      "BadRequestError",
+      "ContentPolicyViolationError",
     ]
   ) {
     assertEquals(why(s), undefined, s);
