@@ -305,10 +305,16 @@ function signed(x: number): string {
   return Number(s) > 0 ? `+${s}` : Number(s) < 0 ? s : "0.00";
 }
 
-/** `p = 0.11`, `p = 0.004`, `p < 0.001`. */
+/**
+ * `p = 0.11`, `p = 0.053`, `p = 0.004`, `p < 0.001`: three decimals below 0.1, so that the figure shown is
+ * on the same side of alpha = 0.05 as p (two decimals showed 0.0498 and 0.0528 alike as `p = 0.05`, one
+ * "distinguishable", the other not); `p < 0.05` where even three would round up to 0.050.
+ */
 export function formatP(p: number): string {
   if (p < 0.001) return "p < 0.001";
-  return p < 0.01 ? `p = ${p.toFixed(3)}` : `p = ${p.toFixed(2)}`;
+  if (p >= 0.1) return `p = ${p.toFixed(2)}`;
+  const shown = p.toFixed(3);
+  return p < 0.05 && Number(shown) >= 0.05 ? "p < 0.05" : `p = ${shown}`;
 }
 
 /** `[0.31, 0.76]` (or signed for a difference). */

@@ -5,7 +5,12 @@
  */
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { assertFigures } from "../../_support/numbers.ts";
-import { compareStats, setStats, type TrialOutcome } from "../../../src/tools/trajectories/set_stats.ts";
+import {
+  compareStats,
+  formatP,
+  setStats,
+  type TrialOutcome,
+} from "../../../src/tools/trajectories/set_stats.ts";
 
 interface Case {
   name: string;
@@ -67,7 +72,7 @@ Deno.test("compareStats() line: the estimate, interval, p, test and sizes, in wo
   );
   assertEquals(
     s.line,
-    "daemon - control = +0.05 [-0.01, +0.11], p = 0.09 (resolved, paired t, 40 instances x 5 trials): " +
+    "daemon - control = +0.05 [-0.01, +0.11], p = 0.086 (resolved, paired t, 40 instances x 5 trials): " +
       "not distinguishable; 80 % power needs a difference of 0.08.",
   );
   const m = GOLDEN.cases.find((x) => x.name.startsWith("three trials by ten"))!;
@@ -132,4 +137,26 @@ Deno.test("setStats() lists excluded trials with their reason and counts them in
   assertEquals(s.excluded_why, { "trial-2/a": "EnvironmentLost", "trial-2/b": "APIConnectionError" });
   assertEquals(s.flip_rate, null);
   assertEquals(s.notes.flip_rate, "no instance has two scored trials");
+});
+
+Deno.test("formatP(): the p shown is on the same side of alpha 0.05 as p, so the line's words never contradict it", () => {
+  assertEquals(
+    [0.5, 0.11, 0.0528, 0.0502, 0.0498, 0.04951, 0.012, 0.0031, 0.0009].map(formatP),
+    [
+      "p = 0.50",
+      "p = 0.11",
+      "p = 0.053",
+      "p = 0.050",
+      "p < 0.05",
+      "p < 0.05",
+      "p = 0.012",
+      "p = 0.003",
+      "p < 0.001",
+    ],
+  );
+  for (let p = 0.0001; p < 0.2; p += 0.00007) {
+    const shown = formatP(p);
+    const below = shown.startsWith("p <") || Number(shown.slice(4)) < 0.05;
+    assertEquals(below, p < 0.05, `${p} shown as ${shown}`);
+  }
 });
