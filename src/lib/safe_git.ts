@@ -50,7 +50,8 @@ export const SAFE_DIFF_OPTIONS = "--no-ext-diff --no-textconv --no-color --submo
 export const NOT_A_REPOSITORY = 3;
 
 /**
- * Shell text, after {@link SAFE_GIT} and `cd` into the tree: it finds the repository with `g`, then
+ * Shell text, after {@link SAFE_GIT} and `cd` into the tree: it finds the repository's work tree (the
+ * directory holding `.git` at or above the tree, whatever `core.worktree` says), then
  * points `GIT_DIR` at a throwaway git directory of claudius's own (in `$tmp/git`, `$tmp` made by the
  * caller) that reads the repository's objects through `objects/info/alternates`, and `GIT_WORK_TREE`
  * at the tree, so no config, hook or attributes file of the repository is read after it: a filter
@@ -61,10 +62,13 @@ export const NOT_A_REPOSITORY = 3;
  * {@link NOT_A_REPOSITORY}, printing `$PWD` on stderr, when the tree is in no git repository.
  */
 export const ISOLATED_GIT: string = [
-  'if ! top="$(LC_ALL=C g rev-parse --show-toplevel 2>&1)"; then',
-  `  case "$top" in *"not a git repository"*) printf '%s\\n' "$PWD" >&2; exit ${NOT_A_REPOSITORY};; esac`,
-  "  printf '%s\\n' \"$top\" >&2; exit 1",
-  "fi",
+  // The work tree is the directory holding `.git` at or above this one, found without git: a
+  // repository's `core.worktree` (`/`, `~/.ssh`) would otherwise choose what the patch reads.
+  "command -v git >/dev/null 2>&1 || { echo 'git: command not found' >&2; exit 127; }",
+  'top="$PWD"; while [ ! -e "$top/.git" ] && [ "$top" != / ]; do top="$(dirname "$top")"; done',
+  `if [ ! -e "$top/.git" ]; then printf '%s\\n' "$PWD" >&2; exit ${NOT_A_REPOSITORY}; fi`,
+  'export GIT_WORK_TREE="$top"',
+  'if ! err="$(LC_ALL=C g rev-parse --git-dir 2>&1 >/dev/null)"; then printf \'%s\\n\' "$err" >&2; exit 1; fi',
   'objects="$(cd "$(g rev-parse --git-path objects)" && pwd -P)"',
   'format="$(g rev-parse --show-object-format 2>/dev/null || echo sha1)"',
   "base=\"$(g rev-parse -q --verify 'HEAD^{commit}' || :)\"",

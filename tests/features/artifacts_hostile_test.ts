@@ -89,6 +89,32 @@ for (const env of ["local", "bubblewrap"]) {
   });
 }
 
+Deno.test("claudius --patch reads the working directory's repository, not the directory its core.worktree names", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-hostile-" });
+  await Deno.mkdir(`${dir}/repo/sub`, { recursive: true });
+  await Deno.mkdir(`${dir}/ssh`);
+  await Deno.writeTextFile(`${dir}/ssh/id_ed25519`, "PRIVATE KEY\n");
+  // A cloned repository (or the model) points git's work tree at a directory of the host's secrets.
+  await sh(
+    `git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm init && ` +
+      `git config core.worktree ${dir}/ssh`,
+    `${dir}/repo`,
+  );
+  for (const cwd of ["repo", "repo/sub"]) {
+    const r = await runWithPatch(
+      "echo edited >> tracked.txt; echo new > n.txt",
+      ["--cwd", "."],
+      `${dir}/${cwd}`,
+    );
+    assertEquals(r.code, 3, r.stderr);
+    const patch = await Deno.readTextFile(`${dir}/${cwd}/out/fix.patch`);
+    assert(!patch.includes("PRIVATE KEY"), patch);
+    const at = cwd === "repo" ? "" : "sub/";
+    assertMatch(patch, new RegExp(`diff --git a/${at}n\\.txt b/${at}n\\.txt\nnew file[^]*\\+new\n`));
+    if (!at) assertMatch(patch, /diff --git a\/tracked\.txt b\/tracked\.txt\n[^]* one\n\+edited\n/);
+  }
+});
+
 engineTest(
   "claudius --patch runs none of the programs the model's git config and attributes name",
   async (e) => {
