@@ -94,6 +94,22 @@ export function converseProblem(body: Json): string | undefined {
       if (!INFERENCE.has(key)) return `Malformed input request: extraneous key [${key}] is not permitted`;
     }
   }
+  const thinking = isObj(body.additionalModelRequestFields)
+    ? body.additionalModelRequestFields.thinking
+    : undefined;
+  if (isObj(thinking) && thinking.type === "enabled") {
+    // Claude's extended thinking, as Anthropic documents its limits (Bedrock passes the field on).
+    const budget = typeof thinking.budget_tokens === "number" ? thinking.budget_tokens : 0;
+    if (budget < 1024) return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024";
+    const max = isObj(body.inferenceConfig) ? body.inferenceConfig.maxTokens : undefined;
+    if (typeof max === "number" && max <= budget) {
+      return "`max_tokens` must be greater than `thinking.budget_tokens`";
+    }
+    const choice = isObj(body.toolConfig) ? body.toolConfig.toolChoice : undefined;
+    if (isObj(choice) && ("any" in choice || "tool" in choice)) {
+      return "Thinking may not be enabled when tool_choice forces tool use.";
+    }
+  }
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) {
     return "A conversation must start with a user message.";

@@ -235,7 +235,7 @@ export function converseParams(
         );
       }
       dropped.push(key);
-    } else extra[key] = value;
+    } else extra[key] = isPlainObject(value) ? { ...value } : value;
   }
   const effort = options.effort;
   if (
@@ -250,7 +250,34 @@ export function converseParams(
     }
     extra.thinking = { type: "enabled", budget_tokens: budget };
   }
+  toolChoice = withThinking(extra.thinking, inference, toolChoice);
   return { inferenceConfig: inference, additionalModelRequestFields: extra, toolChoice, dropped };
+}
+
+/** Bedrock's least thinking budget (litellm's `BEDROCK_MIN_THINKING_BUDGET_TOKENS`: less is a 400). */
+const MIN_THINKING_BUDGET = 1024;
+/** litellm's `DEFAULT_MAX_TOKENS`: the answer's room past a thinking budget when no max_tokens is given. */
+const ANSWER_TOKENS = 4096;
+
+/**
+ * What litellm's Converse config does once thinking is enabled (by `reasoning_effort` or `thinking`):
+ * a budget under 1024 is raised to 1024, `maxTokens` without a `max_tokens` is the budget plus 4096
+ * (Claude needs room past the budget), and a `tool_choice` that forces a tool becomes `auto` (Claude
+ * does not think when forced).
+ *
+ * @returns the tool choice to send
+ */
+function withThinking(
+  thinking: Json | undefined,
+  inference: Block,
+  toolChoice: Block | undefined,
+): Block | undefined {
+  if (!isPlainObject(thinking) || thinking.type !== "enabled") return toolChoice;
+  if (typeof thinking.budget_tokens === "number") {
+    if (thinking.budget_tokens < MIN_THINKING_BUDGET) thinking.budget_tokens = MIN_THINKING_BUDGET;
+    inference.maxTokens ??= thinking.budget_tokens + ANSWER_TOKENS;
+  }
+  return toolChoice && ("any" in toolChoice || "tool" in toolChoice) ? { auto: {} } : toolChoice;
 }
 
 function mapToolChoice(value: Json): Block | undefined {

@@ -297,3 +297,41 @@ Deno.test("BedrockClient: a region that is no region name is refused, naming whe
     assertEquals(server.requests.length + server.refusals.length, 0);
   });
 });
+
+Deno.test("BedrockClient: thinking as litellm sends it: maxTokens past the budget, a budget of at least 1024, no forced tool", async () => {
+  const cases: { kwargs: Obj; effort?: string; thinking: Obj; maxTokens: number; toolChoice?: Obj }[] = [
+    // reasoning_effort high without max_tokens: the budget plus 4096 for the answer.
+    { kwargs: {}, effort: "high", thinking: { type: "enabled", budget_tokens: 4096 }, maxTokens: 8192 },
+    // minimal's 128 is under Bedrock's least budget: raised to 1024.
+    { kwargs: {}, effort: "minimal", thinking: { type: "enabled", budget_tokens: 1024 }, maxTokens: 5120 },
+    // thinking given as is, with a forced tool: the budget raised, the choice auto.
+    {
+      kwargs: { thinking: { type: "enabled", budget_tokens: 500 }, tool_choice: "required" },
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      maxTokens: 5120,
+      toolChoice: { auto: {} },
+    },
+    // a max_tokens of the config's own stays.
+    {
+      kwargs: { max_tokens: 20000 },
+      effort: "low",
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      maxTokens: 20000,
+    },
+  ];
+  for (const t of cases) {
+    await withBedrock([{ commands: ["ls"] }], { keys: KEYS }, async (server) => {
+      const { client: c } = client(server, ENV, {
+        model_kwargs: t.kwargs,
+        ...(t.effort ? { reasoning_effort: t.effort } : {}),
+      });
+      const tools = [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }];
+      await c.complete({ messages: [{ role: "user", content: "hi" }], tools });
+      assertEquals(server.refusals, [], JSON.stringify(t));
+      const body = server.requests[0]!.body as Obj;
+      assertEquals((body.additionalModelRequestFields as Obj).thinking, t.thinking);
+      assertEquals((body.inferenceConfig as Obj).maxTokens, t.maxTokens);
+      assertEquals((body.toolConfig as Obj).toolChoice, t.toolChoice);
+    });
+  }
+});
