@@ -11,7 +11,7 @@ import { renderHelp } from "../lib/help.ts";
 import { COMMAND_LINE, type ConfigSource, findKeyLine, OWN_PREFIX } from "../core/config/load.ts";
 
 import type { Host } from "../core/host.ts";
-import { redactSecrets } from "../core/redact.ts";
+import { redactSecrets, redactText, secretValues } from "../core/redact.ts";
 
 import { EPISODE_FLAGS, GO_ON_FLAGS, runFlags } from "./run_flags.ts";
 
@@ -171,17 +171,21 @@ export async function main(argv: string[], host: Host): Promise<number> {
   const fromFile = values.offline ? undefined : fileEndpoint(sources, config, host.builtinDir);
   const report = await checkEndpoint(config, host, values.offline || fromFile ? undefined : {});
   const check = report?.check;
-  if (report) host.out(`endpoint: ${describeEndpoint(report)}\n`);
+  // A base_url may hold a password or a key (`https://u:KEY@host`, `?key=`), an answer may quote the
+  // key: neither is shown, as in a run.
+  const known = secretValues(host.env, 8, [config.model.api_key_env]);
+  const say = (line: string) => host.out(redactText(line, known));
+  if (report) say(`endpoint: ${describeEndpoint(report)}\n`);
   if (fromFile) {
     const flag = fromFile.key === "model.base_url"
       ? `--base-url ${fromFile.url}`
       : `-c ${fromFile.key}=${fromFile.url}`;
-    host.out(
+    say(
       `endpoint: not asked: ${fromFile.key} comes from ${fromFile.where} (a config file chose where your key ` +
         `would go: check it, then ask it with ${flag})\n`,
     );
   }
-  if (check) host.out(`endpoint: ${check.text}\n`);
+  if (check) say(`endpoint: ${check.text}\n`);
   if (check?.level === "error") {
     host.out("config not ok: a run with these flags would fail at its first model call\n");
     return 1;

@@ -190,3 +190,23 @@ Deno.test("claudius config check -c FILE does not send the key variable the file
     await server.shutdown();
   }
 });
+
+Deno.test("claudius config check shows no password nor key a base_url holds", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => Response.json({ error: { message: "no" } }, { status: 401 }),
+  );
+  try {
+    const url =
+      `http://user:URL-PASSWORD-0123456789@127.0.0.1:${server.addr.port}/v1?key=QUERY-KEY-0123456789`;
+    const out = await configCheck(["-m", "openai/m", "--base-url", url], { OPENAI_API_KEY: KEY });
+    assertEquals(out.code, 1, out.stdout + out.stderr);
+    assertMatch(
+      out.stdout,
+      /^endpoint: http:\/\/user:\[REDACTED\]@127\.0\.0\.1:\d+\/v1\?key=\[REDACTED\] \(from/m,
+    );
+    for (const secret of ["URL-PASSWORD", "QUERY-KEY"]) assert(!out.stdout.includes(secret), out.stdout);
+  } finally {
+    await server.shutdown();
+  }
+});
