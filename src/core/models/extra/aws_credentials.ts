@@ -3,8 +3,8 @@
  * `aws_*` keys of `model_kwargs`, a Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`), the environment
  * (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`), then a profile (`AWS_PROFILE`, else
  * `default`) of the shared credentials file (`~/.aws/credentials`) and config file (`~/.aws/config`),
- * static keys or a `credential_process`. The region: `aws_region_name`, `AWS_REGION_NAME`, `AWS_REGION`,
- * `AWS_DEFAULT_REGION`, the profile's `region`, else `us-west-2` (litellm's default).
+ * static keys or a `credential_process`. The region: `aws_region_name`, a model ARN's, `AWS_REGION_NAME`,
+ * `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, else `us-west-2` (litellm's default).
  *
  * @module
  */
@@ -64,6 +64,8 @@ export interface AwsParams {
   aws_profile_name?: string;
   /** A Bedrock API key given as `model_kwargs.api_key`. */
   api_key?: string;
+  /** The model id: an ARN's region is the region unless `aws_region_name` names one (as litellm reads it). */
+  model?: string;
 }
 
 /** What finding credentials needs from the outside world. */
@@ -108,6 +110,8 @@ interface Profile {
   config: Map<string, string> | undefined;
   credsFile: string;
   configFile: string;
+  /** The profiles the two files define. */
+  known: string[];
 }
 
 async function loadProfile(name: string, io: AwsIO, home: string): Promise<Profile> {
@@ -116,13 +120,17 @@ async function loadProfile(name: string, io: AwsIO, home: string): Promise<Profi
   const creds = await io.readText(credsFile);
   const config = await io.readText(configFile);
   const configSection = name === "default" ? "default" : `profile ${name}`;
+  const credsIni = creds === undefined ? new Map() : parseIni(creds);
+  const configIni = config === undefined ? new Map() : parseIni(config);
+  const fromConfig = [...configIni.keys()].map((k) => k.replace(/^profile\s+/, "")).filter((k) => k !== "");
   return {
     name,
-    creds: creds === undefined ? undefined : parseIni(creds).get(name),
-    config: config === undefined ? undefined : parseIni(config).get(configSection) ??
-      (name === "default" ? parseIni(config).get("profile default") : undefined),
+    creds: credsIni.get(name),
+    config: configIni.get(configSection) ??
+      (name === "default" ? configIni.get("profile default") : undefined),
     credsFile,
     configFile,
+    known: [...new Set([...credsIni.keys(), ...fromConfig])],
   };
 }
 
@@ -226,10 +234,23 @@ export async function awsAuth(
 ): Promise<{ auth: AwsAuth; region: AwsRegion }> {
   const env = io.env;
   const explicitProfile = params.aws_profile_name ?? (env.AWS_PROFILE_NAME || undefined);
+  const profileFrom = params.aws_profile_name !== undefined
+    ? "model.model_kwargs.aws_profile_name"
+    : ["AWS_PROFILE_NAME", "AWS_PROFILE", "AWS_DEFAULT_PROFILE"].find((n) => env[n]);
   const profileName = explicitProfile ?? (env.AWS_PROFILE || env.AWS_DEFAULT_PROFILE || "default");
   const profile = await loadProfile(profileName, io, home);
   const region = regionOf(params, env, profile, home);
   const auth = await credentialsOf(params, io, home, profile, explicitProfile !== undefined);
+  if (auth?.kind === "bearer") return { auth, region };
+  if (profileFrom && profileName !== "default" && !profile.creds && !profile.config) {
+    // boto3 refuses a named profile that no file defines (ProfileNotFound), whatever else is set.
+    const files = `${shown(profile.credsFile, home)} nor ${shown(profile.configFile, home)}`;
+    const known = profile.known.length > 0 ? ` (they define ${profile.known.join(", ")})` : "";
+    throw new ConfigError(
+      `Cannot configure model: ${profileFrom} names the AWS profile '${profileName}', which neither ${files} ` +
+        `defines${known}: name one of theirs, or unset ${profileFrom}`,
+    );
+  }
   if (auth) return { auth, region };
   const named = profileName === "default" ? "" : ` (profile '${profileName}' has none)`;
   throw new ConfigError(`Cannot configure model: no AWS credentials${named}: set ${AWS_CREDENTIALS}`);
@@ -304,6 +325,8 @@ function anyRegionOf(
   if (params.aws_region_name) {
     return { value: params.aws_region_name, from: "model.model_kwargs.aws_region_name" };
   }
+  const arn = /^arn:[^:]*:bedrock:([^:]+):/.exec(params.model ?? "");
+  if (arn) return { value: arn[1]!, from: "the model's ARN" };
   for (const name of ["AWS_REGION_NAME", "AWS_REGION", "AWS_DEFAULT_REGION"]) {
     const value = env[name];
     if (value) return { value, from: name };

@@ -141,7 +141,7 @@ export class BedrockClient implements ChatClient {
         );
       }
     }
-    this.#params = { ...own, ...(setup.key ? { api_key: setup.key.value } : {}) };
+    this.#params = { ...own, ...(setup.key ? { api_key: setup.key.value } : {}), model: this.#modelId };
     if (setup.key) setup.addSecrets([setup.key.value]);
     const mapped = converseParams(params, {
       model: this.#modelId,

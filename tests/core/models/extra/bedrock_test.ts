@@ -335,3 +335,41 @@ Deno.test("BedrockClient: thinking as litellm sends it: maxTokens past the budge
     });
   }
 });
+
+Deno.test("BedrockClient: a model ARN's region signs the request, over AWS_REGION (as litellm reads it)", async () => {
+  await withBedrock([{ content: "from eu" }], { keys: KEYS, region: "eu-west-1" }, async (server) => {
+    const arn = `arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.${MODEL}`;
+    const { client: c } = client(server, ENV, { model_name: `bedrock/${arn}` });
+    assertEquals(
+      (await c.complete({ messages: [{ role: "user", content: "hi" }] })).message.content,
+      "from eu",
+    );
+    assertEquals(server.refusals, []);
+    assertEquals(server.requests[0]!.modelId, arn);
+    assert(c.keyFrom!.endsWith("region eu-west-1 from the model's ARN"), c.keyFrom);
+  });
+});
+
+Deno.test("BedrockClient: AWS_PROFILE naming a profile no file defines is one error naming it and the files' profiles, as boto3 refuses it", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${home}/.aws`);
+    await Deno.writeTextFile(
+      `${home}/.aws/config`,
+      "[profile dev]\nregion = eu-west-1\n[default]\nregion = us-east-1\n",
+    );
+    await withBedrock([], { keys: KEYS }, async (server) => {
+      // The environment's keys do not stand in for the profile named (boto3 raises ProfileNotFound).
+      const { client: c } = client(server, { ...ENV, HOME: home, AWS_PROFILE: "nosuch" });
+      const e = await assertRejects(() => c.ready(), ConfigError);
+      assertEquals(
+        e.message,
+        "Cannot configure model: AWS_PROFILE names the AWS profile 'nosuch', which neither ~/.aws/credentials " +
+          "nor ~/.aws/config defines (they define dev, default): name one of theirs, or unset AWS_PROFILE",
+      );
+      assertEquals(server.requests.length + server.refusals.length, 0);
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
