@@ -180,7 +180,9 @@ export function setStats(outcomes: readonly TrialOutcome[], metric: Metric, tria
     const enough = all.filter((t) => t.n >= j);
     if (!enough.length) {
       stats.pass_at_k[j] = stats.pass_hat_k[j] = null;
-      notes[`pass_at_k.${j}`] = notes[`pass_hat_k.${j}`] = `no instance has ${j} scored trials`;
+      notes[`pass_at_k.${j}`] = notes[`pass_hat_k.${j}`] = j === 1
+        ? "no instance has a scored trial"
+        : `no instance has ${j} scored trials`;
       continue;
     }
     stats.pass_at_k[j] = mean(enough.map((t) => passAtK(t.n, t.c, j)));

@@ -160,3 +160,20 @@ Deno.test("formatP(): the p shown is on the same side of alpha 0.05 as p, so the
     assertEquals(below, p < 0.05, `${p} shown as ${shown}`);
   }
 });
+
+Deno.test("setStats() with nothing scored says so once for every figure, in words (not '1 scored trials')", () => {
+  const s = setStats(
+    [{ instanceId: "a", trial: "trial-1", success: null, excluded: "EnvironmentLost" }],
+    "submitted",
+    2,
+  );
+  assertEquals(s.notes, {
+    mean: "no instance has a scored trial",
+    ci95: "no instance has a scored trial",
+    "pass_at_k.1": "no instance has a scored trial",
+    "pass_hat_k.1": "no instance has a scored trial",
+    "pass_at_k.2": "no instance has 2 scored trials",
+    "pass_hat_k.2": "no instance has 2 scored trials",
+    flip_rate: "no instance has a scored trial",
+  });
+});
