@@ -18,6 +18,7 @@ import { EXIT_CODES } from "../src/core/host.ts";
 import { PROVIDERS, providersMarkdown } from "../src/core/models/providers.ts";
 import { BUILTIN_PARSED_FILE, writeBuiltinParsed } from "./builtin_parsed_reference.ts";
 import { INFRASTRUCTURE_STATUSES } from "../src/core/endings.ts";
+import { CONTROL_BUDGET, CONTROL_TARGET, defaultRunLoads, PYTHON_BUDGET } from "./_support/default_run.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -186,6 +187,39 @@ async function resultFlagsBlock(): Promise<string> {
   return out.join(" · ");
 }
 
+/**
+ * The control: the files a default `claudius -t TASK -m openai/MODEL` run loads (as the budget test
+ * measures them), by folder, and the budget it is held to. Names only: the line counts change with
+ * every edit, the set of files only when the control does.
+ */
+async function controlBlock(): Promise<string> {
+  const loaded = await defaultRunLoads();
+  const folders = new Map<string, string[]>();
+  let python = 0;
+  for (const path of [...loaded.keys()].sort()) {
+    if (path.startsWith("src/lib/python/")) {
+      python++;
+      continue;
+    }
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+    folders.set(dir, [...(folders.get(dir) ?? []), path.slice(dir.length)]);
+  }
+  const own = [...folders.values()].reduce((n, files) => n + files.length, 0);
+  const lines = [...folders].map(([dir, files]) =>
+    `- ${dir ? `\`${dir}\`` : "the top"} (${files.length}): ${files.map((f) => `\`${f}\``).join(", ")}`
+  );
+  const n = (x: number) => x.toLocaleString("en");
+  return [
+    `A default run loads ${own} files of claudius's own code outside \`src/lib/python\`, and ${python} of ` +
+    `\`src/lib/python\`. \`tests/budget_test.ts\` holds it to at most ${CONTROL_BUDGET.files} files and ` +
+    `${n(CONTROL_BUDGET.lines)} lines (issue 28's target: ${CONTROL_TARGET.files} files and ` +
+    `${n(CONTROL_TARGET.lines)} lines) and the library to ${PYTHON_BUDGET.files} files and ` +
+    `${n(PYTHON_BUDGET.lines)} lines, with no \`extra/\` module among them:`,
+    "",
+    ...lines,
+  ].join("\n");
+}
+
 /** Every generated block, by name. */
 export const BLOCKS: Record<string, () => string | Promise<string>> = {
   "commands": commandsBlock,
@@ -196,6 +230,7 @@ export const BLOCKS: Record<string, () => string | Promise<string>> = {
   "builtin-names": builtinNamesBlock,
   "config-reference": configReference,
   "src-layout": layoutBlock,
+  "control": controlBlock,
   "flags-results": resultFlagsBlock,
   "infrastructure-statuses": infrastructureBlock,
   ...Object.fromEntries(

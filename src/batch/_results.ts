@@ -11,13 +11,9 @@
  * @module
  */
 import { dump } from "js-yaml";
-
 import { errorExitMessage } from "../core/errors.ts";
-
 import { excludedEnding, INFRASTRUCTURE_STATUSES } from "../core/endings.ts";
-
 import { readTrajectory, TrajectoryWriter } from "../core/trajectory.ts";
-
 import type { ExitExtra, Message } from "../core/types.ts";
 import type { DirLock } from "./_claims.ts";
 import { writeFileAtomic } from "../lib/files.ts";

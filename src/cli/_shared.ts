@@ -5,26 +5,21 @@
  * @module
  */
 import { readUtf8File } from "../lib/text_file.ts";
-
+import { UsageError } from "../lib/flags.ts";
 import type { RunFlags } from "./run_flags.ts";
 import {
   type ConfigSource,
+  findKeyLine,
   loadConfig,
   namesWholeConfig,
   resolveConfig,
   type ResolvedConfig,
 } from "../core/config/load.ts";
-import { refuseSilentYolo } from "./_silent_yolo.ts";
-
 import { type EndingSignal, SIGNAL_STATUSES } from "../core/errors.ts";
-
 import type { Host } from "../core/host.ts";
 import { configSchema } from "./schema.ts";
-
 import type { Registry } from "../core/episode.ts";
 import { REGISTRY } from "./classes.ts";
-
-import { YAML } from "./components.ts";
 import { isPlainObject } from "../lib/json.ts";
 import type { UpstreamRelease } from "../core/config/upstream_store.ts";
 import { needsDigests, type Prompts, promptsOf, type ProvenanceContext } from "../core/config/provenance.ts";
@@ -56,7 +51,6 @@ export async function resolveFlagsConfig(
       upstream: upstreamLookup(host),
       ...(configDir ? { configDir } : {}),
       readTextFile: readUtf8File,
-      yaml: YAML,
     },
     host.err,
     { hostEnv, overrides: flags.overrides, implicit },
@@ -139,4 +133,33 @@ export function refuseUnasked(config: ResolvedConfig, sources: ConfigSource[], c
     const ways = "pass -y (agent.mode=yolo), or --agent-class interactive";
     refuseSilentYolo(config, sources, "agent.agent_class 'default' never asks", ways);
   }
+}
+
+/**
+ * Throw a usage error when `agent.mode` is confirm or human: it names the key, where it was set (file
+ * and line, a `-c` spec, or the interactive agent's default), why no one can answer, and the ways out.
+ *
+ * @param config the resolved config
+ * @param sources the loaded `-c` sources (the last one setting `agent.mode` is named)
+ * @param why why no one can answer, e.g. "stdin is not a terminal"
+ * @param ways the ways out, e.g. "pass -y (agent.mode=yolo) ..."
+ * @throws {UsageError} when the mode asks someone
+ */
+export function refuseSilentYolo(
+  config: ResolvedConfig,
+  sources: ConfigSource[],
+  why: string,
+  ways: string,
+): void {
+  const mode = config.agent.mode;
+  if (mode !== "confirm" && mode !== "human") return;
+  const from = sources.findLast((s) => isPlainObject(s.data.agent) && s.data.agent.mode !== undefined);
+  const line = from?.text ? findKeyLine(from.text, ["agent", "mode"]) : undefined;
+  const where = !from
+    ? "the interactive agent's default"
+    : from.path
+    ? `set in ${from.path}${line ? `:${line}` : ""}`
+    : `set by -c '${from.spec}'`;
+  const what = mode === "confirm" ? "confirm the model's commands" : "type commands";
+  throw new UsageError(`agent.mode is '${mode}' (${where}) but ${why}, so no one can ${what}: ${ways}`);
 }

@@ -7,7 +7,7 @@
 import { UsageError } from "./run_flags.ts";
 import { ConfigError, exitMessage, Interrupted } from "../core/errors.ts";
 import { EXIT_CODES, type Host } from "../core/host.ts";
-import { refuseSilentYolo } from "./_silent_yolo.ts";
+import { refuseSilentYolo } from "./_shared.ts";
 import { BATCH_SPEC, type BatchFlags, parseBatchArgs } from "./batch_flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import { runArms } from "../batch/run_batch.ts";

@@ -5,18 +5,12 @@
  * @module
  */
 import { asSubcommand, type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
-
 import { renderHelp } from "../lib/help.ts";
-
 import { COMMAND_LINE, type ConfigSource, findKeyLine, OWN_PREFIX } from "../core/config/load.ts";
-
 import type { Host } from "../core/host.ts";
 import { redactSecrets, redactText, secretValues } from "../core/redact.ts";
-
 import { EPISODE_FLAGS, GO_ON_FLAGS, runFlags } from "./run_flags.ts";
-
 import { resolveFlagsConfig, upstreamLookup } from "./_shared.ts";
-
 import { checkEndpoint, describeEndpoint } from "./preflight.ts";
 import { isPlainObject } from "../lib/json.ts";
 import { ENDPOINT_KEYS, KEY_VARIABLE_KEYS, keyVariable } from "./resume_config.ts";

@@ -12,7 +12,7 @@ import { findTrajectories } from "../tools/trajectories/find_trajectories.ts";
 import { loadTrajectory } from "../tools/trajectories/load_trajectory.ts";
 import type { Trajectory } from "../tools/trajectories/types.ts";
 import { parseTrajectory } from "../tools/trajectories/parse_trajectory.ts";
-import { parseTrajectoryText } from "../core/trajectory_repair.ts";
+import { parseTrajectoryText } from "../core/trajectory.ts";
 import { Inspector } from "../tools/inspect/inspector.ts";
 import { runInspector } from "../tools/inspect/run_inspector.ts";
 import { hostSignals, hostTerminal, runPager } from "../tools/inspect/terminal.ts";

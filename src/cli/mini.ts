@@ -10,24 +10,16 @@
  */
 import { resolvePath } from "../lib/paths.ts";
 import { type CommandSpec, flag, flagsConfig, parseCommandLine, UsageError } from "../lib/flags.ts";
-
 import { renderHelp } from "../lib/help.ts";
-
 import { EXIT_CODES, type Host } from "../core/host.ts";
-
 import { resolveKeys } from "../core/config/keys.ts";
 import type { ConfigSource, ResolvedConfig } from "../core/config/load.ts";
 import { INTERACTIVE_AGENT_KEYS } from "../features/interactive/keys.ts";
-
 import { upstreamModelClass } from "../core/models/upstream_classes.ts";
-
 import { upstreamEnvironmentClass } from "../core/environments/classes.ts";
-
 import type { RunFlags } from "./run_flags.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
-
 import { openTerminal, runWithSignals } from "./run.ts";
-
 import { globalConfigDir, setup } from "./mini_global.ts";
 import { isPlainObject } from "../lib/json.ts";
 

@@ -7,15 +7,10 @@
  * @module
  */
 import { type CommandSpec, flag, parseCommandLine, UsageError } from "../lib/flags.ts";
-
 import { renderHelp } from "../lib/help.ts";
-
 import { sameFile } from "../lib/files.ts";
-
 import { resolvePath } from "../lib/paths.ts";
-
 import { readUtf8File } from "../lib/text_file.ts";
-
 import type { Host } from "../core/host.ts";
 import {
   checkSource,
@@ -26,16 +21,10 @@ import {
   resolveConfig,
 } from "../core/config/load.ts";
 import { configSchema } from "./schema.ts";
-
-import { YAML } from "./components.ts";
-
 import { upstreamLookup } from "./_shared.ts";
 import { EPISODE_FLAGS } from "./run_flags.ts";
-
 import { readRecording, type Recording } from "../features/replay/recording.ts";
-
 import { REGISTRY } from "./classes.ts";
-
 import { replay, type ReplayOutcome } from "../features/replay/replay_run.ts";
 import { isPlainObject } from "../lib/json.ts";
 import type { RecordedConfig } from "../features/resume/recorded_config.ts";
@@ -101,7 +90,6 @@ async function replayConfig(recording: Recording, recorded: RecordedConfig, spec
     builtinDir: host.builtinDir,
     upstream: upstreamLookup(host),
     readTextFile: readUtf8File,
-    yaml: YAML,
     ...(configDir ? { configDir } : {}),
   };
   const base: ConfigSource = {

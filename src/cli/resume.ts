@@ -20,7 +20,6 @@ import { exitMessage, Interrupted } from "../core/errors.ts";
 import { resumeConfig } from "./resume_config.ts";
 import { parseResumeArgs, RESUME_SPEC, resumedPath, type ResumeFlags } from "./resume_flags.ts";
 import { promptsFor, refuseUnasked, resolveFlagsConfig, upstreamLookup } from "./_shared.ts";
-import { YAML } from "./components.ts";
 import { openTerminal, runWithSignals } from "./run.ts";
 
 /** The flags of `claudius resume`. */
@@ -119,7 +118,6 @@ async function resumeHeld(
       upstream: upstreamLookup(host),
       ...(hostEnv.MSWEA_CONFIG_DIR ? { configDir: hostEnv.MSWEA_CONFIG_DIR } : {}),
       readTextFile: readUtf8File,
-      yaml: YAML,
       hostEnv,
       warn: err,
     }).then(async (r) => ({

@@ -23,9 +23,7 @@ import {
 import type { AnyKeyDef } from "../core/config/keys.ts";
 import type { Schema } from "../core/config/schema.ts";
 import { ConfigError } from "../core/errors.ts";
-
 import { REDACTED } from "../core/redact.ts";
-
 import type { Predecessor } from "../features/resume/predecessor.ts";
 import { isPlainObject } from "../lib/json.ts";
 

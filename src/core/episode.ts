@@ -19,7 +19,7 @@ import type { ResolvedConfig } from "./config/load.ts";
 import { checkRequired, type ConfigOf, type Keys } from "./config/keys.ts";
 import { errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "../lib/python/template/template.ts";
-import { TrajectoryWriter } from "./trajectory.ts";
+import { TrajectoryWriter } from "./trajectory_writer.ts";
 import { makeModel, MODEL_CLASSES, type ModelClients, type ModelRow } from "./models/classes.ts";
 import { ENVIRONMENT_CLASSES, type EnvironmentRow, makeEnvironment } from "./environments/classes.ts";
 import { warnSlowBashEnv } from "./environments/bash_env.ts";

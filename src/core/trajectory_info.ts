@@ -6,7 +6,6 @@
  */
 import type { DefaultAgent } from "./agent.ts";
 import { redactSecrets } from "./redact.ts";
-
 import { VERSION } from "./version.ts";
 import { isPlainObject } from "../lib/json.ts";
 import type { Prompts } from "./config/provenance.ts";

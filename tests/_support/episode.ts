@@ -20,7 +20,7 @@ export function programFile(path: string): URL {
 export const BUILTIN: string = new URL("../../config", import.meta.url).pathname;
 
 /** The loader's IO over the real files (a fresh schema each time). */
-export function configIO(more: Partial<ConfigIO> = {}): ConfigIO {
+export function configIO(more: Partial<ConfigIO> = {}): ConfigIO & Required<Pick<ConfigIO, "yaml">> {
   const yaml = () => Promise.resolve(yamlModule);
   return { schema: configSchema(), builtinDir: BUILTIN, readTextFile: Deno.readTextFile, yaml, ...more };
 }

@@ -5,7 +5,7 @@ import {
   TrajectorySaveError,
   TrajectoryWriter,
 } from "../../src/core/trajectory.ts";
-import { parseTrajectoryText } from "../../src/core/trajectory_repair.ts";
+import { parseTrajectoryText } from "../../src/core/trajectory.ts";
 import { ConfigError } from "../../src/core/errors.ts";
 import { configIO } from "../_support/episode.ts";
 

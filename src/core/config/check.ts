@@ -7,15 +7,11 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-
 import type { UpstreamRelease } from "./upstream_store.ts";
 import { checkTemplate, TemplateError } from "../../lib/python/template/template.ts";
-
 import { nearestKey } from "../../lib/spelling.ts";
-
 import { invalidReason, type Keys, mergeTrees } from "./keys.ts";
 import { loadedSections, loadSections, type Schema, sectionKeys } from "./schema.ts";
-
 import { isSecretName, REDACTED, redactSecrets, redactText } from "../redact.ts";
 import { isPlainObject } from "../../lib/json.ts";
 

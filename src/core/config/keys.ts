@@ -20,12 +20,9 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-
 import type { Json } from "../types.ts";
 import { redactSecrets } from "../redact.ts";
-
 import { decimalNumber } from "../../lib/flags.ts";
-
 import { stringifyPythonJson } from "../../lib/python/pyjson.ts";
 import { isPlainObject } from "../../lib/json.ts";
 

@@ -8,14 +8,10 @@
 import { errorMessage } from "../../lib/errors.ts";
 import type { UpstreamRelease } from "./upstream_store.ts";
 import { sha256Hex } from "../../lib/sha256.ts";
-
 import { ConfigError } from "../errors.ts";
-
 import { checkDepth, mergeTrees, resolveKeys } from "./keys.ts";
 import { loadedSections, type Schema } from "./schema.ts";
-
 import { checkSources, COMMAND_LINE, type ConfigSource, type ConfigTree, where } from "./check.ts";
-
 import { parsedBuiltin } from "./_builtin_parsed.ts";
 import { isPlainObject } from "../../lib/json.ts";
 
@@ -66,10 +62,10 @@ export interface ConfigIO {
   /** Reads the text of a config file found by its spec (a failure becomes a `ConfigError`). */
   readTextFile(path: string): Promise<string>;
   /**
-   * The YAML reader (`lib/python/yaml.ts`), loaded on first use: a file whose text is a built-in
+   * The YAML reader (default: `lib/python/yaml.ts`, loaded on first use): a file whose text is a built-in
    * config as shipped is not parsed (its parse is known, see `_builtin_parsed.ts`).
    */
-  yaml(): Promise<YamlModule>;
+  yaml?(): Promise<YamlModule>;
 }
 
 /** What reads a config file's YAML. */
@@ -271,7 +267,7 @@ export async function loadSpec(
   });
   let data = parsedBuiltin(text);
   if (data === undefined) {
-    const { loadYaml, YAMLException } = await io.yaml();
+    const { loadYaml, YAMLException } = await (io.yaml?.() ?? import("../../lib/python/yaml.ts"));
     try {
       data = loadYaml(text, path);
     } catch (e) {

@@ -9,7 +9,7 @@ import { ConfigError } from "../errors.ts";
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import { isSecretName, redactText } from "../redact.ts";
 import type { Prices } from "./_cost.ts";
-import { CostPolicy } from "./_cost_policy.ts";
+import { CostPolicy } from "./_cost.ts";
 import type { Gateway } from "./extra/_gateways.ts";
 import type { Json } from "../types.ts";
 import { type ApiKey, type ModelKwargs, readModelKwargs } from "./_kwargs.ts";

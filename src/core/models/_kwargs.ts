@@ -7,7 +7,6 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-
 import type { Json } from "../types.ts";
 import { stringifyPythonJson } from "../../lib/python/pyjson.ts";
 import { isPlainObject } from "../../lib/json.ts";

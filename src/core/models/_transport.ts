@@ -7,12 +7,9 @@
  * @module
  */
 import { ApiError } from "../errors.ts";
-
 import type { Json, StreamSink } from "../types.ts";
 import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
-
 import { after } from "../../lib/timers.ts";
-
 import { MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
 import { BodyDecodeError, decodedBody } from "./_decode.ts";
 import { isPlainObject } from "../../lib/json.ts";

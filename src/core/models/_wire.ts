@@ -4,7 +4,6 @@
  * @module
  */
 import { parsePythonJson } from "../../lib/python/pyjson.ts";
-
 import type { Completion, Json, ReplyMessage, ToolCall } from "../types.ts";
 import { isPlainObject } from "../../lib/json.ts";
 

@@ -11,22 +11,15 @@
  * @module
  */
 import { ConfigError } from "../errors.ts";
-
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import type { ChatClient, Model } from "../types.ts";
 import { resolvePath } from "../../lib/paths.ts";
-
 import { OpenAIClient } from "./openai.ts";
-
 import type { HttpClientDeps } from "./_http.ts";
 import { OPENAI_KEYS } from "./_keys.ts";
-
 import { type Protocol, PROVIDERS } from "./providers.ts";
-
 import { cacheControlMode } from "./_cache_control.ts";
-
 import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "./model.ts";
-
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type { HttpModelClient, ModelContext } from "./model_class.ts";
 import { isPlainObject } from "../../lib/json.ts";

@@ -6,9 +6,8 @@
  */
 import type { InputItem } from "./model_class.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
-import type { CostPolicy } from "./_cost_policy.ts";
+import type { CostPolicy } from "./_cost.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
-
 import type { RetryPolicy } from "./_retry.ts";
 import {
   completionOf,
@@ -18,15 +17,11 @@ import {
   servedModel,
 } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
-
 import { Transport } from "./_transport.ts";
-
 import type { OPENAI_KEYS } from "./_keys.ts";
 import type { ConfigInput } from "../config/keys.ts";
 import { type ClientRoute, type HttpClientDeps, httpSetup } from "./_http.ts";
-
 import { ANY_PARAMS, chatParams, openaiRules } from "./_kwargs.ts";
-
 import type { EndpointCheck } from "./extra/_probe.ts";
 import { isPlainObject } from "../../lib/json.ts";
 

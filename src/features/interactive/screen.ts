@@ -7,11 +7,9 @@
  * @module
  */
 import { escapeControls } from "../../lib/safe_text.ts";
-
 import type { Action, Message } from "../../core/types.ts";
 import type { StreamEvent } from "../../core/types.ts";
 import { escape, paint } from "../../lib/term/markup.ts";
-
 import { formatFixed2 } from "./_texts.ts";
 import { isPlainObject } from "../../lib/json.ts";
 

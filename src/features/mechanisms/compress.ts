@@ -7,7 +7,6 @@
  * @module
  */
 import { renderTemplate } from "../../lib/python/template/template.ts";
-
 import type { MechanismExtra, Message } from "../../core/types.ts";
 import type { Loop, Mechanism, MechanismContext } from "./mechanism.ts";
 import type { ContextWindow } from "./_window.ts";

@@ -7,9 +7,7 @@
  * @module
  */
 import { submissionOf } from "../../core/submission.ts";
-
 import { InterruptAgentFlow } from "../../core/errors.ts";
-
 import type { Mechanism, MechanismContext } from "./mechanism.ts";
 import { SAFE_GIT } from "../../lib/safe_git.ts";
 import { isPlainObject } from "../../lib/json.ts";

@@ -9,17 +9,12 @@
  * @module
  */
 import { errorMessage } from "../../lib/errors.ts";
-
 import { readTrajectory } from "../../core/trajectory.ts";
-
 import type { ExecOutput, Json, Message } from "../../core/types.ts";
 import { NOT_EXECUTED } from "../../core/submission.ts";
 import { isJson, isJsonObject, isPlainObject, type JsonObject } from "../../lib/json.ts";
-
 import { UsageError } from "../../lib/flags.ts";
-
 import { isV1, type RecordedConfig, recordedConfig } from "../resume/recorded_config.ts";
-
 import type { Registry } from "../../core/episode.ts";
 
 /** One recorded model call. */

@@ -8,20 +8,15 @@
 import type { Prompts } from "../../core/config/provenance.ts";
 import type { ConfigSource } from "../../core/config/load.ts";
 import { isV1, v1Exit, v1Messages } from "./_upstream_v1.ts";
-
 import { type RecordedConfig, recordedConfig } from "./recorded_config.ts";
-
 import type { Registry } from "../../core/episode.ts";
 import type { AssistantMessage, Json, Message } from "../../core/types.ts";
 import type { ResumeLink } from "../../core/trajectory_info.ts";
 
 export type { ResumeLink };
 import { UsageError } from "../../lib/flags.ts";
-
 import { type ReadTrajectory, readTrajectory } from "../../core/trajectory.ts";
-
 import { errorMessage } from "../../lib/errors.ts";
-
 import { isJson, isPlainObject } from "../../lib/json.ts";
 
 /** The state a resumed run starts from. */

@@ -9,11 +9,8 @@
 import type { ConfigTree } from "../../core/config/load.ts";
 import type { Registry } from "../../core/episode.ts";
 import { UPSTREAM_MODEL_CLASSES, upstreamModelClass } from "../../core/models/upstream_classes.ts";
-
 import { upstreamEnvironmentClass } from "../../core/environments/classes.ts";
-
 import { UsageError } from "../../lib/flags.ts";
-
 import { v1Sections } from "./_upstream_v1.ts";
 import { isPlainObject } from "../../lib/json.ts";
 

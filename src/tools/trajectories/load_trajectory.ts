@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { parseTrajectoryText } from "../../core/trajectory_repair.ts";
+import { parseTrajectoryText } from "../../core/trajectory.ts";
 import { parseTrajectory } from "./parse_trajectory.ts";
 import type { Trajectory } from "./types.ts";
 

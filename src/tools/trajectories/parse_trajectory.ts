@@ -7,7 +7,6 @@
  */
 import { contentText, count, observationCallId, type Rec, rec, roleOf, str } from "./_message.ts";
 import { readSteps } from "./_steps.ts";
-
 import type {
   ExitInfo,
   Step,

@@ -17,10 +17,8 @@
  * @module
  */
 import { BASH_TOOL } from "../../core/models/model.ts";
-
 import type { Json } from "../../core/types.ts";
 import { isJsonObject, isPlainObject } from "../../lib/json.ts";
-
 import { contentText, roleOf } from "./_message.ts";
 import type { Step, StoredMessage, Trajectory } from "./types.ts";
 

@@ -7,7 +7,7 @@ import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
 import type { OpenAIClientConfig } from "../../../src/core/models/_keys.ts";
-import { findPrice } from "../../../src/core/models/_prices.ts";
+import { findPrice } from "../../../src/core/models/_cost.ts";
 import type { ChatRequest } from "../../../src/core/types.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";
 

@@ -8,7 +8,6 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
-
 import type { Json } from "../../types.ts";
 import { isPlainObject } from "../../../lib/json.ts";
 

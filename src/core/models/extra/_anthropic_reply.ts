@@ -13,7 +13,6 @@
 import type { Json, ReplyMessage, ToolCall } from "../../types.ts";
 import { MalformedBodyError, oneLine, type ParsedBody, parseJson, ProviderErrorBody } from "../_wire.ts";
 import { pyJsonDumps } from "../../../lib/python/pyjson.ts";
-
 import type { StreamSink } from "./_stream.ts";
 import { isPlainObject, type JsonObject } from "../../../lib/json.ts";
 

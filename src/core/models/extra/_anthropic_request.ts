@@ -10,10 +10,8 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
-
 import type { Json, WireMessage } from "../../types.ts";
 import { isJsonObject, isPlainObject } from "../../../lib/json.ts";
-
 import { parsePythonJson } from "../../../lib/python/pyjson.ts";
 
 type Block = { [key: string]: Json };

@@ -12,12 +12,9 @@
  * @module
  */
 import { ConfigError } from "../../errors.ts";
-
 import type { Json, ReplyMessage, ToolCall, WireMessage } from "../../types.ts";
 import { isJsonObject, isPlainObject, type JsonObject } from "../../../lib/json.ts";
-
 import { parsePythonJson, pyJsonDumps } from "../../../lib/python/pyjson.ts";
-
 import { MalformedBodyError, oneLine, type ParsedBody, parseJson } from "../_wire.ts";
 import { THINKING_BUDGETS } from "./_anthropic_params.ts";
 

@@ -5,11 +5,8 @@
  * @module
  */
 import { errorMessage } from "../../../lib/errors.ts";
-
 import { ConfigError } from "../../errors.ts";
-
 import { readUtf8File } from "../../../lib/text_file.ts";
-
 import type { Prices } from "../_cost.ts";
 import { isPlainObject } from "../../../lib/json.ts";
 

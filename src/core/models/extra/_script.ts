@@ -6,9 +6,7 @@
  * @module
  */
 import { errorMessage } from "../../../lib/errors.ts";
-
 import { load } from "js-yaml";
-
 import type { Json } from "../../types.ts";
 import { isPlainObject } from "../../../lib/json.ts";
 

@@ -6,9 +6,7 @@
  * @module
  */
 import { type Keys, resolveKeys } from "../../config/keys.ts";
-
 import { ConfigError } from "../../errors.ts";
-
 import type {
   AssistantMessage,
   ExecOutput,
@@ -19,7 +17,6 @@ import type {
   Vars,
 } from "../../types.ts";
 import { CHAT_MODEL_KEYS } from "../model.ts";
-
 import type { ModelContext } from "../model_class.ts";
 import { isPlainObject } from "../../../lib/json.ts";
 
