@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runsOnHost } from "../core/environments/classes.ts";
 import type { ImageUse } from "./run_record.ts";
 import { type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import { GlobalLimits } from "../core/global_limits.ts";
@@ -354,7 +355,7 @@ export class BatchRun {
       await Deno.remove(path).catch(() => {});
       await removeResumed(path); // run anew: what a resume of the last attempt wrote is of no use
       await rules.clear(`${o.dir}/${id}`);
-      if ((cls === "local" || cls === "bubblewrap") && !o.config.environment.cwd) {
+      if (runsOnHost(cls) && !o.config.environment.cwd) {
         await Deno.remove(String(config.environment.cwd), { recursive: true }).catch(() => {});
       }
     });

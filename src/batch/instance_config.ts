@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { runsOnHost } from "../core/environments/classes.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
 import { ConfigError } from "../core/errors.ts";
 import { renderTemplate } from "../lib/python/template/template.ts";
@@ -38,7 +39,7 @@ export function instanceConfig(
     else env.image = swebenchImageName(instance);
   }
   if (typeof env.cwd === "string" && env.cwd !== "") render("environment", "cwd");
-  else if (cls === "local" || cls === "bubblewrap") {
+  else if (runsOnHost(cls)) {
     env.cwd = `${outDir}/${instance.instance_id}/workspace`;
     config.run.create_cwd = true; // the batch's own directory
   }
@@ -82,7 +83,7 @@ export function checkWorkspaces(
   const seen = new Map<string, { arm: string; id: string }>();
   const local = arms.filter((o) => {
     const cls = String(o.config.environment.environment_class);
-    return (cls === "local" || cls === "bubblewrap") && o.config.environment.cwd;
+    return runsOnHost(cls) && o.config.environment.cwd;
   });
   let warning: string | undefined;
   for (const o of local) {

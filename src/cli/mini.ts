@@ -16,7 +16,7 @@ import { resolveKeys } from "../core/config/keys.ts";
 import type { ConfigSource, ResolvedConfig } from "../core/config/load.ts";
 import { INTERACTIVE_AGENT_KEYS } from "../features/interactive/keys.ts";
 import { upstreamModelClass } from "../core/models/upstream_classes.ts";
-import { upstreamEnvironmentClass } from "../core/environments/classes.ts";
+import { runsOnHost, upstreamEnvironmentClass } from "../core/environments/classes.ts";
 import type { RunFlags } from "./run_flags.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
 import { openTerminal, runWithSignals } from "./run.ts";
@@ -181,7 +181,7 @@ export function upstreamDefaults(config: ResolvedConfig, sources: ConfigSource[]
       agent_class: "interactive",
     };
   }
-  const local = ["local", "bubblewrap"].includes(config.environment.environment_class);
+  const local = runsOnHost(config.environment.environment_class);
   if (local && !config.environment.cwd) config.environment.cwd = cwd;
 }
 

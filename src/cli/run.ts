@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { runsOnHost } from "../core/environments/classes.ts";
 import { dirname, join } from "node:path";
 import { readUtf8File } from "../lib/text_file.ts";
 import {
@@ -47,7 +48,7 @@ function timestamp(): string {
 async function freshWorkspace(config: ResolvedConfig, stamp: string, cwd: string): Promise<void> {
   const env = config.environment;
   const cls = env.environment_class;
-  if ((cls !== "local" && cls !== "bubblewrap") || env.cwd) return;
+  if (!runsOnHost(cls) || env.cwd) return;
   const repository = config.run.create_cwd === true ? undefined : await enclosingRepository(cwd);
   if (repository !== undefined) {
     throw new UsageError(

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { runsOnHost } from "../core/environments/classes.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
 import type { Host } from "../core/host.ts";
 import type { Environment, Message, StreamSink } from "../core/types.ts";
@@ -23,7 +24,7 @@ import { PROVIDERS } from "../core/models/providers.ts";
  */
 export function whereCommandsRun(cls: string, env: Environment, cwd: string): string {
   const dir = typeof env.config.cwd === "string" && env.config.cwd !== "" ? env.config.cwd : "/";
-  if (cls === "local" || cls === "bubblewrap") return `${shownPath(resolve(cwd, dir), cwd)} (${cls})`;
+  if (runsOnHost(cls)) return `${shownPath(resolve(cwd, dir), cwd)} (${cls})`;
   const image = typeof env.config.image === "string" ? ` of ${env.config.image}` : "";
   const container = cls === "singularity" ? "a singularity sandbox" : `a ${cls} container`;
   return `${dir} in ${container}${image}`;

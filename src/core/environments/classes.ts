@@ -161,6 +161,18 @@ export function upstreamEnvironmentClass(
   return Object.hasOwn(classes, cls) ? cls : undefined;
 }
 
+/**
+ * Whether a class runs its commands in a directory of this machine (its row's `host`): such a run
+ * without a working directory gets a fresh one, and a resume goes on in it.
+ * @param classes the registry (default: claudius's)
+ */
+export function runsOnHost(
+  cls: string,
+  classes: Readonly<Record<string, EnvironmentRow>> = ENVIRONMENT_CLASSES,
+): boolean {
+  return Object.hasOwn(classes, cls) && classes[cls]!.host === true;
+}
+
 /** Keys of upstream's environments claudius accepts with a warning and does not act on (none now). */
 export const ENVIRONMENT_UPSTREAM_ONLY: Keys = {} as const satisfies Keys;
 

@@ -44,7 +44,7 @@ export class LocalEnvironment implements Environment {
   /** The resolved config. */
   readonly config: LocalEnvironmentConfig;
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "claudius.environments.LocalEnvironment";
+  readonly type: string = "claudius.environments.LocalEnvironment";
   readonly #hostEnv: Record<string, string>;
   #uname: Uname | null = null;
   #closing = new AbortController();

@@ -53,7 +53,7 @@ export class BubblewrapEnvironment implements Environment {
   /** The resolved config. */
   readonly config: BubblewrapEnvironmentConfig & { wrapper_args: string[] };
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "claudius.environments.BubblewrapEnvironment";
+  readonly type: string = "claudius.environments.BubblewrapEnvironment";
   readonly #local: LocalEnvironment;
 
   /**

@@ -92,7 +92,7 @@ export class DockerEnvironment implements Environment {
   /** The resolved config, every default filled in. */
   readonly config: DockerEnvironmentConfig;
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "claudius.environments.DockerEnvironment";
+  readonly type: string = "claudius.environments.DockerEnvironment";
   readonly #deps: DockerEnvironmentDeps;
   #name = "";
   #id = "";

@@ -60,7 +60,7 @@ export class SingularityEnvironment implements Environment {
   /** The resolved config, every default filled in. */
   readonly config: SingularityEnvironmentConfig;
   /** Recorded as `info.config.environment_type`. */
-  readonly type = "claudius.environments.SingularityEnvironment";
+  readonly type: string = "claudius.environments.SingularityEnvironment";
   readonly #deps: SingularityEnvironmentDeps;
   #sandbox = "";
   #uname: Uname | null = null;
