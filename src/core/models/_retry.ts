@@ -26,23 +26,26 @@ export class TransientError extends Error {
   readonly retryAfter: RetryAfter | undefined;
   /** No server answered: the connection was refused, or the host name was not found. */
   readonly unreachable: "refused" | "dns" | undefined;
+  /** What to check, when the failure is not the endpoint's (a token endpoint's): replaces the policy's advice. */
+  readonly advice: string | undefined;
   /**
    * @param message one line describing the failure
    * @param status HTTP status, 0 when there was none
    * @param retryAfter the delay the server asked for
-   * @param options the cause, and whether no server answered at all
+   * @param options the cause, whether no server answered at all, and what to check
    */
   constructor(
     message: string,
     status = 0,
     retryAfter?: RetryAfter,
-    options?: ErrorOptions & { unreachable?: "refused" | "dns" },
+    options?: ErrorOptions & { unreachable?: "refused" | "dns"; advice?: string },
   ) {
     super(message, options);
     this.name = "TransientError";
     this.status = status;
     this.retryAfter = retryAfter;
     this.unreachable = options?.unreachable;
+    this.advice = options?.advice;
   }
 }
 
@@ -98,7 +101,8 @@ export async function retry<T>(
         throw error;
       }
       if (contact && error.unreachable === undefined) contact.answered = true;
-      const advice = policy.advice ? `; ${policy.advice(error)}` : "";
+      const check = error.advice ?? policy.advice?.(error);
+      const advice = check ? `; ${check}` : "";
       const firstContact = contact !== undefined && !contact.answered && error.unreachable !== undefined;
       const attempts = firstContact ? Math.min(policy.attempts, FIRST_CONTACT_ATTEMPTS) : policy.attempts;
       if (n >= attempts) {

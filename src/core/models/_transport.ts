@@ -217,17 +217,7 @@ export class Transport {
 
   /** A failed `fetch` as a retryable error; a server refusing connections or a name not found is marked. */
   #networkError(error: unknown): TransientError {
-    // fetch says "fetch failed"; the cause says why (refused, reset, closed before the answer...).
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const message = (cause instanceof Error ? cause.message : String(cause))
-      .replace(/^error sending request .*?: (?=client error)/, "");
-    const dns = /dns error: (?:failed to lookup address information: )?(.*)/i.exec(message);
-    const unreachable = /connection refused/i.test(message) ? "refused" : dns ? "dns" : undefined;
-    const said = unreachable === "refused"
-      ? "connection refused"
-      : dns
-      ? `host name not found (DNS: ${dns[1]})`
-      : this.#o.redact(oneLine(message));
+    const { said, unreachable } = networkFailure(error, this.#o.redact);
     return new TransientError(`network error: ${said}`, 0, undefined, {
       cause: error,
       ...(unreachable ? { unreachable } : {}),
@@ -353,4 +343,28 @@ function providerMessage(text: string): string {
     }
   }
   return oneLine(text);
+}
+
+/**
+ * Why a `fetch` failed, in one line (`connection refused`, `host name not found (DNS: ...)`, the cause's
+ * message), and whether no server answered at all.
+ *
+ * @param error what `fetch` threw ("fetch failed"; its cause says why)
+ * @param redact applied to a message passed on as it is
+ */
+export function networkFailure(
+  error: unknown,
+  redact: (text: string) => string = (t) => t,
+): { said: string; unreachable: "refused" | "dns" | undefined } {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const message = (cause instanceof Error ? cause.message : String(cause))
+    .replace(/^error sending request .*?: (?=client error)/, "");
+  const dns = /dns error: (?:failed to lookup address information: )?(.*)/i.exec(message);
+  const unreachable = /connection refused/i.test(message) ? "refused" : dns ? "dns" : undefined;
+  const said = unreachable === "refused"
+    ? "connection refused"
+    : dns
+    ? `host name not found (DNS: ${dns[1]})`
+    : redact(oneLine(message));
+  return { said, unreachable };
 }

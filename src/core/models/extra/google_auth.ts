@@ -12,6 +12,7 @@
 import { ApiError, ConfigError } from "../../errors.ts";
 import { GOOGLE_CREDENTIALS } from "../providers.ts";
 import { TransientError } from "../_retry.ts";
+import { networkFailure } from "../_transport.ts";
 
 /** The scope litellm asks for. */
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
@@ -229,8 +230,17 @@ export class GoogleAuth {
       });
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
+      // The token endpoint is the credentials' (their token_uri), not the model's: say which, and check that.
+      const { said, unreachable } = networkFailure(e);
       throw new TransientError(
-        `Cannot get a Google access token from ${this.tokenUri}: ${e instanceof Error ? e.message : e}`,
+        `Cannot get a Google access token from ${this.tokenUri} (the token_uri of ${this.from}): ${said}`,
+        0,
+        undefined,
+        {
+          cause: e,
+          ...(unreachable ? { unreachable } : {}),
+          advice: `check the network, and the token_uri of ${this.from}`,
+        },
       );
     }
     const text = await response.text();

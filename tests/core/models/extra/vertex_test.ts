@@ -298,3 +298,46 @@ Deno.test("VertexClient: a location or project that is no plain name is refused,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("VertexClient: a token_uri that no server answers is one error naming the key file's token_uri, after the first-contact attempts", async () => {
+  await withGoogle([{ content: "never" }], {}, async (server, dir) => {
+    // A port nothing listens on: the key file's token endpoint is unreachable, the model's is not.
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (closed.addr as Deno.NetAddr).port;
+    closed.close();
+    const sa = await makeServiceAccount(`http://127.0.0.1:${port}/token`);
+    await Deno.writeTextFile(`${dir}/sa.json`, JSON.stringify(sa.file));
+    const logs: string[] = [];
+    const c = new VertexClient(
+      { model_name: "vertex_ai/gemini-2.5-pro", cost_tracking: "ignore_errors" },
+      {
+        env: {
+          HOME: "/nonexistent",
+          GOOGLE_APPLICATION_CREDENTIALS: `${dir}/sa.json`,
+          VERTEXAI_API_BASE: server.url,
+        },
+        costLimit: 0,
+        log: (line) => logs.push(line),
+        sleep: () => Promise.resolve(),
+      },
+    );
+    const e = await assertRejects(
+      () => c.complete({ messages: [{ role: "user", content: "hi" }] }),
+      ApiError,
+    );
+    assertEquals(logs.length, 2, logs.join("\n"));
+    assert(
+      e.message.includes("giving up after 3 attempts (a first request that finds no server)"),
+      e.message,
+    );
+    assert(
+      e.message.endsWith(
+        `Cannot get a Google access token from http://127.0.0.1:${port}/token (the token_uri of ` +
+          `GOOGLE_APPLICATION_CREDENTIALS (${dir}/sa.json)): connection refused; check the network, and the ` +
+          `token_uri of GOOGLE_APPLICATION_CREDENTIALS (${dir}/sa.json)`,
+      ),
+      e.message,
+    );
+    assertEquals(server.apiRequests.length, 0);
+  });
+});
