@@ -43,7 +43,7 @@ thead th[data-sort] { cursor: pointer; user-select: none; }
 thead th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: 10px; }
 thead th[aria-sort="descending"]::after { content: " \\25BC"; font-size: 10px; }
 td.id, td.status { max-width: 200px; overflow: hidden; text-overflow: ellipsis; }
-#summary td.where { white-space: normal; overflow-wrap: anywhere; max-width: 22em; }
+#summary td.where { white-space: normal; overflow-wrap: break-word; max-width: 22em; }
 #summary td.config { white-space: normal; max-width: 18em; }
 svg.strip { display: block; width: 300px; height: 12px; shape-rendering: crispEdges; }
 .swatch { display: inline-block; width: 12px; height: 12px; vertical-align: -1px; margin: 0 4px 0 12px; }

@@ -174,9 +174,10 @@ function summary(sets: readonly ReportSet[]): string {
     const t = s.trajectories;
     const sum = (f: (x: ReportTrajectory) => number) => t.reduce((n, x) => n + f(x), 0);
     const submitted = t.filter((x) => x.submitted).length;
-    return `<tr><td class="where">${esc(s.name)}</td><td>${esc(s.model || "-")}</td><td class="config">${
-      esc(s.config || "-")
-    }</td><td class="n">${fmtInt(t.length)}</td>` +
+    // A path breaks after its slashes, not inside a directory's name.
+    return `<tr><td class="where">${esc(s.name).replaceAll("/", "/<wbr>")}</td><td>${
+      esc(s.model || "-")
+    }</td><td class="config">${esc(s.config || "-")}</td><td class="n">${fmtInt(t.length)}</td>` +
       `<td class="n">${fmtInt(submitted)}${t.length ? ` (${fmtPct(submitted / t.length)})` : ""}</td>` +
       `<td class="n">${fmtInt(median(t.map((x) => x.steps)))}</td>` +
       `<td class="n">${fmtCost(sum((x) => x.cost))}</td>` +

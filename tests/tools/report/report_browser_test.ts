@@ -12,7 +12,7 @@
  */
 import { assert, assertEquals, assertMatch } from "../../_support/assert.ts";
 import { step, submit, writeBatch } from "../../_support/batch.ts";
-import { syntheticTrajectory } from "../../_support/synthetic_trajectory.ts";
+import { syntheticTrajectory, writeSyntheticTrajectory } from "../../_support/synthetic_trajectory.ts";
 import { chromiumPath, launchChromium } from "../../_support/chromium.ts";
 
 const MAIN = new URL("../../../main.ts", import.meta.url).pathname;
@@ -318,6 +318,49 @@ Deno.test({
         assert(w === 1000 && h > 500, `screenshot ${w}x${h}`);
         const keep = Deno.env.get("CLAUDIUS_SCREENSHOT_DIR");
         if (keep) await Deno.writeFile(`${keep}/report-trials.png`, png);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "claudius report's summary breaks a set's path after its slashes, never inside a directory's name, in Chromium",
+  ignore: !chromium && !inCI,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    if (!chromium) throw new Error("Cannot run the browser test: no chromium and CI is set");
+    const dir = await Deno.makeTempDir({ prefix: "claudius-report-names-" });
+    try {
+      const sets = ["runs/ablation2026/control", "runs/ablation2026/daemonrich"];
+      for (const set of sets) {
+        await writeSyntheticTrajectory(`${dir}/${set}/i1/i1.traj.json`, { steps: 2, instanceId: "i1" });
+      }
+      const page = `${dir}/report.html`;
+      await claudius(["report", ...sets, "-o", page], dir);
+      const browser = await launchChromium(chromium, 800);
+      try {
+        await browser.load(`file://${page}`);
+        // Each piece of a name between its breaks, and how many lines it takes.
+        const pieces = await browser.evaluate<[string, number][]>(
+          `[...document.querySelectorAll('#summary td.where')].flatMap((td) => {
+            const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), out = [];
+            for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+              const r = document.createRange(); r.selectNodeContents(n);
+              const lines = new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size;
+              for (const word of n.textContent.split('/')) if (word) out.push([word, lines]);
+            }
+            return out;
+          })`,
+        );
+        const broken = pieces.filter(([, lines]) => lines > 1);
+        assertEquals(broken, [], `directory names broken over lines: ${JSON.stringify(pieces)}`);
+        assert(pieces.some(([w]) => w === "ablation2026"), JSON.stringify(pieces));
       } finally {
         await browser.close();
       }
