@@ -306,6 +306,6 @@ Deno.test("claudius batch --arm --trials killed halfway: the rerun runs only the
     A: [],
     B: [],
   }]);
-  assertMatch(after.stats.line, /^y - x = 0\.00 .*\(submitted, paired t, 4 instances x 3 trials\)/);
+  assertMatch(after.stats.line, /^y - x = 0\.00 .*\(paired t, 4 instances x 3 trials\)/);
   await Deno.remove(dir, { recursive: true });
 });

@@ -91,7 +91,7 @@ Deno.test("claudius compare --json over trial directories: each set's figures, t
   assertEquals([a.instances, a.resolved, a.evaluated], [30, c.A.filter(([, , ok]) => ok).length, 30]);
   assertMatch(
     stats.line,
-    /^daemon - control = \+0\.28 \[\+0\.15, \+0\.42\], p = 0\.003 \(resolved, paired t, 10 instances x 3 trials\): distinguishable/,
+    /^daemon - control = \+0\.28 \[\+0\.15, \+0\.42\], p = 0\.003 \(paired t, 10 instances x 3 trials\): distinguishable/,
   );
 
   const text = await claudius("compare", `${dir}/control`, `${dir}/daemon`);

@@ -328,7 +328,7 @@ export function formatInterval(ci: readonly [number, number], sign = false): str
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
- * `daemon - control = +0.12 [-0.03, +0.27], p = 0.11 (resolved, paired t, 40 instances x 5 trials):
+ * `daemon - control = +0.12 [-0.03, +0.27], p = 0.11 (paired t, 40 instances x 5 trials):
  * not distinguishable; 80 % power needs a difference of 0.15.`
  */
 function pairLine(s: PairStats, la: string, lb: string): string {
@@ -341,7 +341,7 @@ function pairLine(s: PairStats, la: string, lb: string): string {
   const test = d.test === "mcnemar-exact" ? "McNemar exact" : "paired t";
   const p = d.p_value === null ? "p n/a" : formatP(d.p_value);
   const ci = d.ci95 ? ` ${formatInterval(d.ci95, true)}` : "";
-  const where = `(${s.A.metric}, ${test}, ${plural(d.instances, "instance")} x ${trials})`;
+  const where = `(${test}, ${plural(d.instances, "instance")} x ${trials})`;
   const verdict = d.p_value === null
     ? `no test (${d.notes.p_value})`
     : d.p_value < 0.05

@@ -282,7 +282,7 @@ Deno.test({
         assert(rates.every((r) => r.bar > 20), `error bars drawn: ${JSON.stringify(rates)}`);
         // The difference, as compare words it, under the bars.
         const line = await ev<string>("document.querySelector('ul.differences li').textContent");
-        assertMatch(line, /= \+0\.\d\d \[.*\], p = [\d.]+ \(resolved, paired t, 4 instances x 3 trials\)/);
+        assertMatch(line, /= \+0\.\d\d \[.*\], p = [\d.]+ \(paired t, 4 instances x 3 trials\)/);
         assertEquals(line.replace(/^.* = /, ""), stats.line.replace(/^.* = /, ""));
         // pass@k and pass^k: a curve of each per set, a point per k, pass@k rising and pass^k falling.
         const curves = await ev<{ kind: string; y: number[] }[]>(

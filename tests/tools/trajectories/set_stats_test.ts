@@ -72,7 +72,7 @@ Deno.test("compareStats() line: the estimate, interval, p, test and sizes, in wo
   );
   assertEquals(
     s.line,
-    "daemon - control = +0.05 [-0.01, +0.11], p = 0.086 (resolved, paired t, 40 instances x 5 trials): " +
+    "daemon - control = +0.05 [-0.01, +0.11], p = 0.086 (paired t, 40 instances x 5 trials): " +
       "not distinguishable; 80 % power needs a difference of 0.08.",
   );
   const m = GOLDEN.cases.find((x) => x.name.startsWith("three trials by ten"))!;
@@ -81,7 +81,7 @@ Deno.test("compareStats() line: the estimate, interval, p, test and sizes, in wo
       { label: "a", outcomes: outcomes(m.A), metric: "submitted" },
       { label: "b", outcomes: outcomes(m.B), metric: "submitted" },
     ).line,
-    "b - a = +0.28 [+0.15, +0.42], p = 0.003 (submitted, paired t, 10 instances x 3 trials): " +
+    "b - a = +0.28 [+0.15, +0.42], p = 0.003 (paired t, 10 instances x 3 trials): " +
       "distinguishable at alpha 0.05: b is higher; 80 % power needs a difference of 0.20.",
   );
   const one = GOLDEN.cases.find((x) => x.name.startsWith("one trial, McNemar"))!;
@@ -90,7 +90,7 @@ Deno.test("compareStats() line: the estimate, interval, p, test and sizes, in wo
       { label: "a", outcomes: outcomes(one.A), metric: "resolved" },
       { label: "b", outcomes: outcomes(one.B), metric: "resolved" },
     ).line,
-    "b - a = +0.25 [-0.10, +0.60], p = 0.38 (resolved, McNemar exact, 12 instances x 1 trial): " +
+    "b - a = +0.25 [-0.10, +0.60], p = 0.38 (McNemar exact, 12 instances x 1 trial): " +
       "not distinguishable; 80 % power needs a difference of 0.50.",
   );
 });
@@ -105,7 +105,7 @@ Deno.test("compareStats() degenerate lines say why instead of a number", () => {
     }).line;
   assertEquals(
     line(named("zero variance: every instance gains")),
-    "b - a = +0.50 [+0.50, +0.50], p n/a (resolved, paired t, 2 instances x 2 trials): no test (every paired " +
+    "b - a = +0.50 [+0.50, +0.50], p n/a (paired t, 2 instances x 2 trials): no test (every paired " +
       "instance differs by +0.50: no spread, the t-test is undefined).",
   );
   assertEquals(
