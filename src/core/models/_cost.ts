@@ -253,7 +253,12 @@ export class CostPolicy {
    */
   async ready(): Promise<void> {
     if (this.#o.costLimit === 0 || !this.#useDatabase || this.#o.endpoint.reportsCost !== "no") return;
-    if ((await this.#lookup()) === undefined) this.#cannotEnforce();
+    if ((await this.#lookup()) !== undefined) return;
+    // An Azure name is the account's deployment, often no model's: the answer names the model, and
+    // litellm prices the call by it. An answer naming no known model stops the run after that call.
+    const provider = this.#o.endpoint.provider;
+    if (provider !== undefined && PROVIDERS[provider]?.azure === true) return;
+    this.#cannotEnforce();
   }
 
   /**

@@ -140,3 +140,19 @@ Deno.test("azure/: a deployment named after its model is priced from the databas
     assert((await client.complete(HI)).cost > 0);
   });
 });
+
+Deno.test("azure/: a deployment named unlike its model runs under a cost limit, priced by the model the answer names (as litellm prices it)", async () => {
+  await withAzure([{ content: "x" }], async (server) => {
+    const client = new OpenAIClient({ model_name: "azure/my-gpt4o" }, {
+      env: { AZURE_API_BASE: server.url, AZURE_API_KEY: KEY },
+      costLimit: 3,
+      log: () => {},
+    });
+    await client.ready();
+    const out = await client.complete(HI);
+    // gpt-4o-2024-08-06's price ($2.50 and $10 per million) for the scripted usage.
+    const usage = (out.response as { usage: { prompt_tokens: number; completion_tokens: number } }).usage;
+    const expected = usage.prompt_tokens * 2.5e-6 + usage.completion_tokens * 1e-5;
+    assert(Math.abs(out.cost - expected) < 1e-12, `${out.cost} vs ${expected}`);
+  });
+});
