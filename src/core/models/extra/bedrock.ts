@@ -27,7 +27,8 @@ import {
   splitCommandLine,
 } from "./aws_credentials.ts";
 import { sigv4Headers } from "./sigv4.ts";
-import { converseMessages, converseParams, converseTool, parseConverseBody } from "./_converse.ts";
+import { converseMessages, converseTool, parseConverseBody } from "./_converse.ts";
+import { converseParams } from "./_converse_params.ts";
 
 /** The `model_kwargs` keys litellm reads for Bedrock (never sent). */
 const AWS_KWARGS = [

@@ -2,7 +2,7 @@
  * Bedrock's Converse client (src/core/models/extra/bedrock.ts) against a loopback Bedrock Runtime that
  * verifies every SigV4 signature and refuses what Converse refuses (tests/_support/bedrock_server.ts).
  */
-import { assert, assertEquals, assertRejects } from "../../../_support/assert.ts";
+import { assert, assertEquals, assertRejects, assertThrows } from "../../../_support/assert.ts";
 import { ApiError, ConfigError } from "../../../../src/core/errors.ts";
 import { BedrockClient, type BedrockDeps } from "../../../../src/core/models/extra/bedrock.ts";
 import { ChatModel } from "../../../../src/core/models/model.ts";
@@ -372,4 +372,44 @@ Deno.test("BedrockClient: AWS_PROFILE naming a profile no file defines is one er
   } finally {
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test("BedrockClient: reasoning_effort for the models that are no Claude, as litellm maps it (gpt-oss, Nova 2 Lite), refused for one that takes none", async () => {
+  const sent = async (model: string, config: Record<string, unknown>) => {
+    let body: Obj = {};
+    await withBedrock([{ content: "ok" }], { keys: KEYS }, async (server) => {
+      const { client: c } = client(server, ENV, { model_name: `bedrock/${model}`, ...config });
+      await c.complete({ messages: [{ role: "user", content: "hi" }] });
+      body = server.requests[0]!.body as Obj;
+    });
+    return body.additionalModelRequestFields;
+  };
+  assertEquals(await sent("openai.gpt-oss-120b-1:0", { reasoning_effort: "high" }), {
+    reasoning_effort: "high",
+  });
+  assertEquals(await sent("us.amazon.nova-2-lite-v1:0", { model_kwargs: { reasoning_effort: "low" } }), {
+    reasoningConfig: { type: "enabled", maxReasoningEffort: "low" },
+  });
+  assertEquals(
+    await sent("meta.llama3-3-70b-instruct-v1:0", {
+      model_kwargs: { reasoning_effort: "low", drop_params: true },
+    }),
+    {},
+  );
+  await withBedrock([], { keys: KEYS }, (server) => {
+    const e = assertThrows(
+      () =>
+        client(server, ENV, {
+          model_name: "bedrock/meta.llama3-3-70b-instruct-v1:0",
+          reasoning_effort: "low",
+        }),
+      ConfigError,
+    );
+    assertEquals(
+      e.message,
+      "Cannot configure model: reasoning_effort: bedrock/meta.llama3-3-70b-instruct-v1:0 takes none (litellm " +
+        "refuses it for this model); remove it, or set model.model_kwargs.drop_params: true to drop it",
+    );
+    return Promise.resolve();
+  });
 });
