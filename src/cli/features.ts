@@ -25,6 +25,7 @@ import { AGENT_CLASSES } from "./classes.ts";
 import { episodeSecrets } from "../core/secret_redactor.ts";
 import type { Action, Environment, Message, StreamSink } from "../core/types.ts";
 import { resolvePath } from "../lib/paths.ts";
+import { RUNS_DIR } from "./run_flags.ts";
 import type { InteractiveIO } from "../features/interactive/interactive.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 
@@ -189,6 +190,26 @@ async function atifSaver(
     })];
 }
 
+/** A name claudius gives a single run's files in `./runs/` (`<UTC time>-<hex>[.resumeN].traj.json`, `.patch`). */
+const DEFAULT_RUN_FILE =
+  /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-[0-9a-f]{4}(\.resume\d+)*\.(traj\.json|patch)$/;
+
+/**
+ * The files of earlier runs claudius saved under their default names in `dir` (`./runs/`): run from
+ * inside a repository (`--cwd .`), each would otherwise be an untracked file of the next run's patch.
+ */
+async function earlierRuns(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isFile && DEFAULT_RUN_FILE.test(e.name)) found.push(`${dir}/${e.name}`);
+    }
+  } catch {
+    // No runs directory: nothing of claudius's there.
+  }
+  return found;
+}
+
 /** The artifacts: `run.save_tarball` / `run.save_patch` when the run allows them, and `--patch FILE`. */
 async function artifactSteps(
   config: ResolvedConfig,
@@ -210,7 +231,8 @@ async function artifactSteps(
     const { redactor } = episodeSecrets(deps.hostEnv, config.model);
     const trajectory = resolvePath(outputPath, deps.cwd);
     const atif = run.atif_path && resolvePath(run.atif_path, trajectory.replace(/\/[^/]*$/, ""));
-    const own = [atif, options.resume?.link.trajectory].filter((p): p is string => Boolean(p));
+    const own = [atif, options.resume?.link.trajectory, ...await earlierRuns(resolvePath(RUNS_DIR, deps.cwd))]
+      .filter((p): p is string => Boolean(p));
     const lease = deps.lease;
     const hold = lease ? { hold: <T>(write: () => Promise<T>) => lease.hold(write) } : {};
     const artifactDeps = { log: deps.log, redactor, own, ...force, ...hold };

@@ -336,6 +336,26 @@ for (const env of ["local", "bubblewrap"]) {
   });
 }
 
+Deno.test("claudius --patch from inside the repository leaves out the earlier runs it saved under ./runs/", async () => {
+  const repo = await Deno.makeTempDir({ prefix: "claudius-patch-" });
+  await sh(`git init -q . && echo one > tracked.txt && ${GIT} add -A && ${GIT} commit -qm init`, repo);
+  // A newcomer's second try: the first run's trajectory (and its patch) are in ./runs/ under their default names.
+  const twice = ["--cwd", ".", "-c", "run.save_patch=true"];
+  assertEquals((await runWithPatch(twice, repo, ["--patch", "fix.patch"])).code, 3);
+  const again = await runWithPatch(twice, repo, ["--patch", "fix.patch"]);
+  assertEquals(again.code, 3, again.stderr);
+  assertEquals((await Deno.readDir(`${repo}/runs`)[Symbol.asyncIterator]().next()).done, false);
+  assertEquals(patched(await Deno.readTextFile(`${repo}/fix.patch`)), ["n.txt", "tracked.txt"]);
+  // A file of the tree that only looks like a run's stays in.
+  await Deno.writeTextFile(`${repo}/runs/notes.traj.json`, "{}");
+  assertEquals((await runWithPatch(twice, repo, ["--patch", "fix.patch"])).code, 3);
+  assertEquals(patched(await Deno.readTextFile(`${repo}/fix.patch`)), [
+    "n.txt",
+    "runs/notes.traj.json",
+    "tracked.txt",
+  ]);
+});
+
 Deno.test("claudius --patch outside a git repository: one line, no file, the exit code of the run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "claudius-patch-" });
   await Deno.mkdir(`${dir}/plain`);

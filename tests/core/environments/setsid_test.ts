@@ -47,6 +47,9 @@ for (const [name, make] of environments) {
     const cwd = await Deno.realPath(await Deno.makeTempDir());
     const env = make(cwd);
     await env.start();
+    // The mark they are found by, in every command's environment (upstream's commands see no such variable).
+    const mark = await env.execute({ command: "printenv CLAUDIUS_RUN_MARK" });
+    assertEquals([mark.returncode, /^[0-9a-f-]{8,}\n$/.test(mark.output)], [0, true], mark.output);
     const pids: string[] = [];
     for (const command of ESCAPES) {
       const out = await env.execute({ command });
