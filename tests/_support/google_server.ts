@@ -1,11 +1,13 @@
 /**
  * A loopback Google: an OAuth 2.0 token endpoint that checks what Google's checks (a service account's
  * JWT signed RS256 by the key whose public half it holds, issued for this endpoint, with `iat` and `exp`
- * an hour apart around now; an authorized user's refresh token and client), and Vertex AI's two routes
+ * an hour apart around now; an authorized user's refresh token and client), and Vertex AI's routes
  * that claudius uses, each behind a bearer token it issued and that has not expired: Claude's Messages
  * API at `.../publishers/anthropic/models/{model}:rawPredict` (Vertex's `anthropic_version`, no `model` in
- * the body, then the Messages API's own checks and prompt cache, see `anthropic_api.ts`) and the
- * OpenAI-compatible `.../endpoints/openapi/chat/completions`. Errors are Google's shapes.
+ * the body, then the Messages API's own checks and prompt cache, see `anthropic_api.ts`), Mistral's chat
+ * completions at `.../publishers/mistralai/models/{model}:rawPredict` (the body's `model` without the
+ * URL's `@version`) and the OpenAI-compatible `.../endpoints/openapi/chat/completions`. Errors are
+ * Google's shapes.
  *
  * @module
  */
@@ -241,6 +243,18 @@ export function startGoogleServer(
       }
       const { breakpoints: __, blocks: ___, ...usage } = cache.use({ ...messages, model: claude[1]! });
       return Response.json(toAnthropicMessage(r, served - 1, claude[1]!, usage));
+    }
+    const mistral = /^publishers\/mistralai\/models\/([^/:]+):rawPredict$/.exec(decodeURIComponent(rest));
+    if (mistral) {
+      // Mistral's chat completions; the body names the model without the URL's @version.
+      const b = typeof body === "object" && body !== null && !Array.isArray(body) ? body as Obj : {};
+      const want = mistral[1]!.split("@")[0]!;
+      if (b.model !== want) {
+        return googleError(400, `Invalid model "${b.model}": expected "${want}"`, "INVALID_ARGUMENT");
+      }
+      const r = reply();
+      if (r === undefined || isFault(r)) return googleError(500, "no reply", "INTERNAL");
+      return Response.json(toCompletionBody(r, served - 1, want));
     }
     if (rest === "endpoints/openapi/chat/completions") {
       const b = typeof body === "object" && body !== null && !Array.isArray(body) ? body as Obj : {};

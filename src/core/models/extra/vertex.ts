@@ -2,7 +2,9 @@
  * Vertex AI (`vertex_ai/MODEL`), with Google's application default credentials (see `google_auth.ts`):
  * Claude through Anthropic's Messages API at `.../publishers/anthropic/models/<model>:rawPredict` (the
  * Anthropic client's request and reply code, `anthropic_version: vertex-2023-10-16` in the body, the
- * model in the URL, upstream's cache markers as they are), every other model (Gemini first) through
+ * model in the URL, upstream's cache markers as they are), Mistral's and Codestral at
+ * `.../publishers/mistralai/models/<model>:rawPredict` (chat completions, the model sent without its
+ * `@version`), every other model (Gemini first) through
  * Vertex's OpenAI-compatible `.../endpoints/openapi/chat/completions` (the chat client, the model as
  * `google/<model>` unless it names its publisher). The project is `model_kwargs.vertex_project`,
  * `VERTEXAI_PROJECT`, `VERTEX_PROJECT`, `GOOGLE_CLOUD_PROJECT`, else the credentials file's; the location
@@ -54,6 +56,11 @@ async function readText(path: string): Promise<string | undefined> {
 /** Whether a Vertex model is Claude (served at `:rawPredict`). */
 export function isVertexClaude(model: string): boolean {
   return /^claude/.test(model);
+}
+
+/** Whether a Vertex model is Mistral's (chat completions at `publishers/mistralai/models/M:rawPredict`). */
+export function isVertexMistral(model: string): boolean {
+  return /^(mistral|codestral)/.test(model);
 }
 
 /**
@@ -205,15 +212,25 @@ export class VertexClient implements ChatClient {
         keyFrom,
         body: { anthropic_version: VERTEX_ANTHROPIC_VERSION },
       };
+    } else if (isVertexMistral(model)) {
+      // litellm's Mistral partner route: the version stays in the URL, the body names the model without it.
+      const at = named && /\/publishers\/mistralai\/models\//.test(named)
+        ? named
+        : `${base(root)}/publishers/mistralai/models/${model}`;
+      const method = (input as { stream?: unknown }).stream === true ? "streamRawPredict" : "rawPredict";
+      route = { url: `${at}:${method}`, headers, sign, authHint, keyFrom };
     } else {
       const at = named && /\/endpoints\/openapi$/.test(named) ? named : `${base(root)}/endpoints/openapi`;
       route = { url: `${at}/chat/completions`, headers, sign, authHint, keyFrom };
     }
-    const inner = isVertexClaude(model) ? new AnthropicClient(input, this.#deps, route) : new OpenAIClient(
-      { ...input, model_name: `vertex_ai/${model.includes("/") ? model : `google/${model}`}` },
-      this.#deps,
-      route,
-    );
+    const sent = isVertexMistral(model)
+      ? model.split("@")[0]!
+      : model.includes("/")
+      ? model
+      : `google/${model}`;
+    const inner = isVertexClaude(model)
+      ? new AnthropicClient(input, this.#deps, route)
+      : new OpenAIClient({ ...input, model_name: `vertex_ai/${sent}` }, this.#deps, route);
     inner.endpoint.baseUrl = root;
     if (!named) inner.endpoint.baseFrom = `the location (${location.value})`;
     this.#inner = inner;

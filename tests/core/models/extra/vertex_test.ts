@@ -341,3 +341,26 @@ Deno.test("VertexClient: a token_uri that no server answers is one error naming 
     assertEquals(server.apiRequests.length, 0);
   });
 });
+
+Deno.test("VertexClient: Mistral's models at publishers/mistralai/models/M:rawPredict, the body's model without its @version (litellm's partner route)", async () => {
+  const known = accounts();
+  await withGoogle([{ content: "bonjour" }], known.opts, async (server, dir) => {
+    const sa = await makeServiceAccount(server.tokenUri);
+    known.register(sa.account);
+    await Deno.writeTextFile(`${dir}/sa.json`, JSON.stringify(sa.file));
+    const c = vertex("vertex_ai/mistral-medium-3@001", {
+      GOOGLE_APPLICATION_CREDENTIALS: `${dir}/sa.json`,
+      VERTEXAI_API_BASE: server.url,
+      VERTEXAI_LOCATION: "us-east5",
+    });
+    const out = await c.complete({ messages: [{ role: "user", content: "salut" }] });
+    assertEquals(out.message.content, "bonjour");
+    const r = server.apiRequests.at(-1)!;
+    assertEquals(
+      r.path,
+      "/v1/projects/loopback-project/locations/us-east5/publishers/mistralai/models/mistral-medium-3@001:rawPredict",
+    );
+    assertEquals((r.body as Obj).model, "mistral-medium-3");
+    assert(r.headers.authorization?.startsWith("Bearer "));
+  });
+});
