@@ -25,7 +25,6 @@ import { EXIT_CODES, type Host } from "../core/host.ts";
 import { type Classes, type Episode, type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import type { Environment } from "../core/types.ts";
 import { runDisplay } from "./run_display.ts";
-import { TRAJECTORY_FORMAT } from "../core/trajectory_writer.ts";
 import type { Interrupts } from "../features/interactive/user_io.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 import { onSignals, refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
@@ -234,14 +233,10 @@ export async function runWithSignals(
     });
     const facts = features.plug.hooks?.info?.();
     const bestOf = facts?.pass_at_1 === false ? ` (best-of-${facts.best_of_k}: not pass@1)` : "";
-    // The figures of the file, from what the run holds: the messages and the stats its info records.
-    const held = {
-      info: { model_stats: { instance_cost: agent.cost, api_calls: agent.nCalls } },
-      messages: agent.messages,
-    };
+    // The figures of the file, from what the run holds.
     await display.summary(result.exit_status, bestOf, trajectory, {
-      trajectory_format: TRAJECTORY_FORMAT,
-      ...held,
+      messages: agent.messages,
+      cost: agent.cost,
     });
     return EXIT_CODES[signalled ?? result.exit_status] ?? 1;
   } finally {

@@ -17,6 +17,7 @@ import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
 import { shownPath } from "../lib/safe_text.ts";
 import { DEFAULT_MODEL_CLASS, MODEL_CLASSES } from "../core/models/classes.ts";
 import { PROVIDERS } from "../core/models/providers.ts";
+import type { HeldRun } from "./summary.ts";
 
 /**
  * Where an environment runs commands, in words: `workspace/x (local)`, `/testbed in a docker container
@@ -42,10 +43,10 @@ export interface RunDisplay {
   /** The environment was built: where commands will run. */
   environment(env: Environment): void;
   /**
-   * The end of the run: `status` is its exit status (the error's name when it failed); `data` the
-   * trajectory as the run holds it, when it has it (else the file is read).
+   * The end of the run: `status` is its exit status (the error's name when it failed); `held` the run
+   * as it holds it, when it has it (else the file is read).
    */
-  summary(status: string, note: string, outputPath: string, data?: unknown): Promise<void>;
+  summary(status: string, note: string, outputPath: string, held?: HeldRun): Promise<void>;
 }
 
 /**
@@ -110,14 +111,14 @@ export async function runDisplay(
     },
     ...(stream ? { stream } : {}),
     environment: (env) => (where = whereCommandsRun(cls, env, host.cwd)),
-    summary: async (status, note, outputPath, data) => {
+    summary: async (status, note, outputPath, held) => {
       if (flags.quiet) return;
       const { summaryLines } = await import("./summary.ts");
       const lines = await summaryLines({
         status,
         note,
         trajectory: resolvePath(outputPath, host.cwd),
-        ...(data === undefined ? {} : { data }),
+        ...(held === undefined ? {} : { held }),
         cwd: host.cwd,
         ...(where ? { where } : {}),
         runsDir: resolvePath(RUNS_DIR, host.cwd),
