@@ -254,10 +254,8 @@ export class CostPolicy {
   async ready(): Promise<void> {
     if (this.#o.costLimit === 0 || !this.#useDatabase || this.#o.endpoint.reportsCost !== "no") return;
     if ((await this.#lookup()) !== undefined) return;
-    // An Azure name is the account's deployment, often no model's: the answer names the model, and
-    // litellm prices the call by it. An answer naming no known model stops the run after that call.
-    const provider = this.#o.endpoint.provider;
-    if (provider !== undefined && PROVIDERS[provider]?.azure === true) return;
+    // An Azure deployment's name is often no model's: litellm prices the call by the model the answer names.
+    if (PROVIDERS[this.#o.endpoint.provider ?? ""]?.azure) return;
     this.#cannotEnforce();
   }
 

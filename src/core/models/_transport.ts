@@ -345,17 +345,11 @@ function providerMessage(text: string): string {
   return oneLine(text);
 }
 
-/**
- * Why a `fetch` failed, in one line (`connection refused`, `host name not found (DNS: ...)`, the cause's
- * message), and whether no server answered at all.
- *
- * @param error what `fetch` threw ("fetch failed"; its cause says why)
- * @param redact applied to a message passed on as it is
- */
-export function networkFailure(
-  error: unknown,
-  redact: (text: string) => string = (t) => t,
-): { said: string; unreachable: "refused" | "dns" | undefined } {
+/** Why a `fetch` failed, in one line, and whether no server answered (its cause's message `redact`ed). */
+export function networkFailure(error: unknown, redact = (t: string) => t): {
+  said: string;
+  unreachable: "refused" | "dns" | undefined;
+} {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const message = (cause instanceof Error ? cause.message : String(cause))
     .replace(/^error sending request .*?: (?=client error)/, "");
