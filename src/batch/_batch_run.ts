@@ -8,7 +8,7 @@
 import { runsOnHost } from "../core/environments/classes.ts";
 import type { ImageUse } from "./run_record.ts";
 import { type EpisodeDeps, runEpisode } from "../core/episode.ts";
-import { GlobalLimits } from "../core/global_limits.ts";
+import { GlobalLimits } from "../core/extra/global_limits.ts";
 import { redactText } from "../core/redact.ts";
 import { episodeSecrets, SecretRedactor } from "../core/secret_redactor.ts";
 import type { Environment, Message } from "../core/types.ts";

@@ -8,7 +8,8 @@
 import { HELP_WIDTH, wrap } from "../lib/help.ts";
 import { UsageError } from "../lib/flags.ts";
 import { EXIT_CODES } from "../core/host.ts";
-import { PROVIDERS, providerText } from "../core/models/providers.ts";
+import { PROVIDERS } from "../core/models/providers.ts";
+import { providerText } from "../core/models/provider_docs.ts";
 
 /** One help topic: a line about it, and its text. */
 export interface Topic {

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { GLOBAL_LIMIT_MESSAGE } from "./global_limits.ts";
-import { SIGNAL_STATUSES } from "./errors.ts";
+import { GLOBAL_LIMIT_MESSAGE, SIGNAL_STATUSES } from "./errors.ts";
 
 /**
  * Exit statuses that end a run on the infrastructure, not on the agent: the environment was lost, a

@@ -26,7 +26,7 @@ import { warnSlowBashEnv } from "./environments/bash_env.ts";
 import { type InfoExtras, type ResumeLink, type TrajectoryInfo, trajectoryInfo } from "./trajectory_info.ts";
 import { episodeSecrets } from "./secret_redactor.ts";
 import type { Environment, Hooks, Json, LoopState, Message, Model, StreamSink, Vars } from "./types.ts";
-import { GlobalLimits } from "./global_limits.ts";
+import type { GlobalLimits } from "./extra/global_limits.ts";
 import type { Prompts } from "./config/provenance.ts";
 
 /** The `run` keys: what happens around the episode (artifacts and ATIF are the features'). */
@@ -236,6 +236,24 @@ async function runStartupCommand(env: Environment, command: unknown, signal?: Ab
   if (out.returncode !== 0) throw new RuntimeError(`Error executing startup command: ${pyRepr(out)}`);
 }
 
+/**
+ * Upstream's process-wide limits when the environment sets one (`MSWEA_GLOBAL_COST_LIMIT`,
+ * `MSWEA_GLOBAL_CALL_LIMIT`), announced as upstream does; their module is loaded only then.
+ * @throws {ConfigError} naming the variable when its value is not a number >= 0
+ */
+async function limitsFromEnv(
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Promise<GlobalLimits | undefined> {
+  if (!Object.entries(env).some(([name, value]) => /^MSWEA_GLOBAL_\w+_LIMIT$/.test(name) && value.trim())) {
+    return undefined;
+  }
+  const limits = (await import("./extra/global_limits.ts")).GlobalLimits.fromEnv(env);
+  const announced = limits.announcement();
+  if (announced) log(announced);
+  return limits;
+}
+
 const defaultAgent: AgentFactory = (config, model, env, deps) => new DefaultAgent(config, model, env, deps);
 
 /** The built parts of an episode and how to save it. */
@@ -248,12 +266,10 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const { secrets, outputSecrets, redactor } = episodeSecrets(deps.hostEnv, config.model);
   const watched = deps.watch?.message;
   const onMessage = watched && ((m: Message) => watched(redactor.value(m)));
-  const limits = episode.limits ?? GlobalLimits.fromEnv(deps.hostEnv);
-  const announced = episode.limits ? undefined : limits.announcement();
-  if (announced) deps.log(announced);
+  const limits = episode.limits ?? await limitsFromEnv(deps.hostEnv, deps.log);
   // A streamed reply is shown as it arrives, with the key redacted even when it comes in pieces.
   const onStream = plug.onStream && redactor.sink(plug.onStream);
-  const modelDeps = { ...deps, limits, ...(onStream ? { onStream } : {}) };
+  const modelDeps = { ...deps, ...(limits ? { limits } : {}), ...(onStream ? { onStream } : {}) };
   const classes = deps.classes ?? CLASSES;
   const model = await makeModel(
     config.model,
@@ -301,7 +317,7 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
     save: (a) => save(a),
     ...(plug.hooks ? { hooks: plug.hooks } : {}),
     beforeCall: () => {
-      limits.check();
+      limits?.check();
       deps.lease?.check();
     },
     secrets: outputSecrets,

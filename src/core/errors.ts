@@ -97,6 +97,9 @@ export class RuntimeError extends Error {
   }
 }
 
+/** Upstream's message when a global cost or call limit is reached (it starts the exit message's text). */
+export const GLOBAL_LIMIT_MESSAGE = "Global cost/call limit exceeded";
+
 /** A bad config file, key, value or CLI flag. Messages name the file, line, key or flag. */
 export class ConfigError extends TypeError {
   /**

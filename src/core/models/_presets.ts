@@ -11,6 +11,7 @@ import type { Json } from "../types.ts";
 import {
   AZURE_API_VERSION,
   type CostReporting,
+  OPENAI_BASE_ENV,
   type Protocol,
   type Provider,
   PROVIDERS,
@@ -166,8 +167,6 @@ function azureRoutes(base: string, deployment: string, version: string | undefin
     : at(`/deployments/${encodeURIComponent(deployment)}/chat/completions`, chatVersion);
   return { chat, responses: at("/responses", version ?? "preview"), models: at("/models", chatVersion) };
 }
-
-const OPENAI_BASE_ENV = ["OPENAI_BASE_URL", "OPENAI_API_BASE"];
 
 /** The base URL a provider's variables give, and the variable (as `$NAME`), or undefined. */
 function fromEnv(

@@ -11,7 +11,6 @@ import type { Json, StreamSink } from "../types.ts";
 import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
 import { after } from "../../lib/timers.ts";
 import { MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
-import { BodyDecodeError, decodedBody } from "./_decode.ts";
 import { isPlainObject } from "../../lib/json.ts";
 
 /** What a {@link Transport} needs. */
@@ -140,7 +139,7 @@ export class Transport {
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
         redirect: "manual",
       });
-      const text = await new Response(cappedBody(decodedBody(response, url), response, url)).text();
+      const text = await new Response(cappedBody(await decodedBody(response, url), response, url)).text();
       return { status: response.status, text };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -176,7 +175,7 @@ export class Transport {
       });
       status = response.status;
       const headers = response.headers;
-      const received = cappedBody(decodedBody(response, url), response, url);
+      const received = cappedBody(await decodedBody(response, url), response, url);
       const stream = this.#o.stream;
       const streamed = stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream");
       let text: string | Json;
@@ -201,7 +200,7 @@ export class Transport {
     if (signal?.aborted) return signal.reason;
     // ApiError: not worth another attempt; TransientError: a `sign` hook's own (a token endpoint's 5xx).
     if (error instanceof ApiError || error instanceof TransientError) return error;
-    if (error instanceof BodyDecodeError) {
+    if (decoding && error instanceof decoding.BodyDecodeError) {
       const message = this.#o.redact(oneLine(error.message));
       return error.retryable ? new TransientError(message, status) : new ApiError(message, status);
     }
@@ -285,6 +284,20 @@ function redirectTarget(url: string, status: number, location: string | null, ag
       `set model.base_url to ${target.origin}${path}${target.search}`,
     status,
   );
+}
+
+/** `extra/_decode.ts`, once a body came encoded (no `BodyDecodeError` can exist before). */
+let decoding: typeof import("./extra/_decode.ts") | undefined;
+
+/**
+ * The response body as the server encoded it: one with a `content-encoding` read through
+ * `extra/_decode.ts` (loaded at the first such body), which decodes what the runtime's `fetch` does not.
+ */
+async function decodedBody(response: Response, url: string): Promise<ReadableStream<Uint8Array>> {
+  const encoding = (response.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  if (response.body && (encoding === "" || encoding === "identity")) return response.body;
+  decoding ??= await import("./extra/_decode.ts");
+  return decoding.decodedBody(response, url);
 }
 
 /** The reader of streamed chat completions (`extra/_stream.ts`), loaded at the first streamed reply. */

@@ -18,8 +18,7 @@ import { OpenAIClient } from "./openai.ts";
 import type { HttpClientDeps } from "./_http.ts";
 import { OPENAI_KEYS } from "./_keys.ts";
 import { type Protocol, PROVIDERS } from "./providers.ts";
-import { cacheControlMode } from "./_cache_control.ts";
-import { CHAT_MODEL_KEYS, ChatModel, compileActionRegex } from "./model.ts";
+import { cacheControlMode, CHAT_MODEL_KEYS, ChatModel } from "./model.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type { HttpModelClient, ModelContext } from "./model_class.ts";
 import { isPlainObject } from "../../lib/json.ts";
@@ -173,7 +172,10 @@ export async function chatModel(
   const counted = deps.limits ? deps.limits.count(client) : client;
   const pattern = String(config.action_regex ?? CHAT_MODEL_KEYS.action_regex.default);
   const regex = row.format === "text"
-    ? compileActionRegex(pattern, await import("../../lib/python/pyregex/pyregex.ts"))
+    ? (await import("./extra/_action_regex.ts")).compileActionRegex(
+      pattern,
+      await import("../../lib/python/pyregex/pyregex.ts"),
+    )
     : undefined;
   const format = row.format === "text" ? "text" : "toolcall";
   const multimodal = await multimodalRegex(config);

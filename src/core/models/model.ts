@@ -10,7 +10,6 @@ import { type ConfigInput, type ConfigOf, type Keys, resolveKeys } from "../conf
 import { parsePythonJson, pythonJsonError, stringifyPythonJson } from "../../lib/python/pyjson.ts";
 import { pyStrip } from "../../lib/python/pyrepr.ts";
 import type { PyRegex } from "../../lib/python/pyregex/pyregex.ts";
-import { markLast, withoutMarker } from "./_cache_control.ts";
 
 export type { PyMatch, PyMatchSpan, PyRegex } from "../../lib/python/pyregex/pyregex.ts";
 import type {
@@ -98,6 +97,30 @@ export const CHAT_MODEL_KEYS = {
   },
 } as const satisfies Keys;
 
+/** Prompt-caching markers' modes: `default_end` (the last message of every request), or null for none. */
+export type CacheControlMode = "default_end" | null;
+
+/**
+ * The `set_cache_control` mode for a model: the configured one (null turns markers off), else
+ * `default_end` for names containing `anthropic`, `sonnet`, `opus` or `claude` (any case), as upstream's
+ * `get_model` decides.
+ *
+ * @param modelName the model name as configured, provider prefix included
+ * @param configured `model.set_cache_control` when the config sets it (null included), else undefined
+ * @throws {ConfigError} for a value other than `default_end` or null
+ */
+export function cacheControlMode(modelName: string, configured: unknown): CacheControlMode {
+  if (configured === undefined) {
+    return /anthropic|sonnet|opus|claude/.test(modelName.toLowerCase()) ? "default_end" : null;
+  }
+  if (configured === null || configured === "default_end") return configured;
+  throw new ConfigError(
+    `Cannot configure model: model.set_cache_control must be default_end or null, got ${
+      JSON.stringify(configured)
+    }`,
+  );
+}
+
 /** The resolved model keys of this layer. */
 export type ChatModelConfig = ConfigOf<typeof CHAT_MODEL_KEYS>;
 
@@ -183,6 +206,8 @@ export class ChatModel implements Model {
    */
   readonly #sent = new WeakMap<Message, WireMessage>();
   readonly #now: () => number;
+  /** The prompt-caching markers (`set_cache_control: default_end`), loaded at the first request that needs them. */
+  #marks: Promise<typeof import("./extra/_cache_control.ts")> | undefined;
 
   /**
    * A model over `client`, its templates and action format fixed by `config` and `format`.
@@ -190,7 +215,7 @@ export class ChatModel implements Model {
    * @param client the transport
    * @param format tool calls (`toolcall`) or one fenced block per reply (`text`)
    * @param type class name recorded in the trajectory
-   * @param actionRegex text mode: `action_regex` compiled by {@link compileActionRegex}
+   * @param actionRegex text mode: `action_regex` compiled by `compileActionRegex` (`extra/_action_regex.ts`)
    * @param multimodalRegex `multimodal_regex` compiled by `compileMultimodalRegex`, when it is set
    * @param now the wall clock in milliseconds, for the messages' `timestamp` (default `Date.now`)
    * @throws {TypeError} when a regex the config needs was not given compiled
@@ -263,19 +288,21 @@ export class ChatModel implements Model {
     };
   }
 
-  #complete(messages: Message[], signal?: AbortSignal): Promise<Completion> {
-    const marked = this.config.set_cache_control === "default_end";
+  async #complete(messages: Message[], signal?: AbortSignal): Promise<Completion> {
+    const marks = this.config.set_cache_control === "default_end"
+      ? await (this.#marks ??= import("./extra/_cache_control.ts"))
+      : undefined;
     const prepared = messages.map((m) => {
       let sent = this.#sent.get(m);
       if (sent === undefined) {
         const { extra: _, ...rest } = m;
-        this.#sent.set(m, sent = marked ? withoutMarker(rest) : rest);
+        this.#sent.set(m, sent = marks ? marks.withoutMarker(rest) : rest);
       }
       return sent;
     });
     // Only the last message differs from its cached form, so only it is serialised anew.
-    if (marked && prepared.length > 0) prepared[prepared.length - 1] = markLast(prepared.at(-1)!);
-    return this.#client.complete(
+    if (marks && prepared.length > 0) prepared[prepared.length - 1] = marks.markLast(prepared.at(-1)!);
+    return await this.#client.complete(
       this.#format === "toolcall" ? { messages: prepared, tools: [BASH_TOOL] } : { messages: prepared },
       signal,
     );
@@ -361,40 +388,4 @@ export class ChatModel implements Model {
         : { role: "user" as const, content: shown, extra };
     });
   }
-}
-
-/** The Python-regex translator (`src/lib/python/pyregex/pyregex.ts`), loaded by whoever needs it. */
-export type PyRegexModule = typeof import("../../lib/python/pyregex/pyregex.ts");
-
-/**
- * Compile `model.action_regex` as upstream uses it: Python syntax, `re.findall` with `re.DOTALL`, each
- * match stripped (upstream: `[a.strip() for a in re.findall(action_regex, content, re.DOTALL)]`), so
- * the pattern may hold one capturing group at most. The translator is handed in (the command layer
- * loads it on demand: tool-call runs never need it).
- *
- * @example
- * ```ts ignore
- * const re = await import("../../lib/python/pyregex/pyregex.ts");
- * const regex = compileActionRegex("```mswea_bash_command\\s*\\n(.*?)\\n```", re);
- * ```
- * @throws {ConfigError} naming the key when Python would reject the pattern, claudius cannot
- *   translate it exactly, or it has several groups
- */
-export function compileActionRegex(pattern: string, re: PyRegexModule): PyRegex {
-  const { compilePyRegex, FLAG, PyRegexError } = re;
-  let regex: PyRegex;
-  try {
-    regex = compilePyRegex(pattern, { where: "model.action_regex", flags: FLAG.DOTALL });
-  } catch (e) {
-    if (e instanceof PyRegexError) throw new ConfigError(e.message, { cause: e });
-    throw e;
-  }
-  if (regex.groups > 1) {
-    throw new ConfigError(
-      `Cannot use model.action_regex ${JSON.stringify(pattern)}: it has ${regex.groups} capturing groups, ` +
-        "but each action is the text of group 1 (upstream's findall would yield tuples it cannot strip); " +
-        "make the others non-capturing with (?:...)",
-    );
-  }
-  return regex;
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Keys } from "../config/keys.ts";
-import type { GlobalLimits } from "../global_limits.ts";
+import type { GlobalLimits } from "../extra/global_limits.ts";
 import type { ChatClient, Model, StreamSink } from "../types.ts";
 import type { Json } from "../types.ts";
 import type { Endpoint } from "./_presets.ts";

@@ -3,7 +3,8 @@
  * tests/testdata/conformance/gen_conformance.py), and when upstream turns them on.
  */
 import { assertEquals, assertThrows } from "../../_support/assert.ts";
-import { cacheControlMode, markLast, withoutMarker } from "../../../src/core/models/_cache_control.ts";
+import { cacheControlMode } from "../../../src/core/models/model.ts";
+import { markLast, withoutMarker } from "../../../src/core/models/extra/_cache_control.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import type { Json, Message, WireMessage } from "../../../src/core/types.ts";
 import { makeModel } from "../../../src/core/models/classes.ts";

@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "../../_support/assert.ts";
-import { ChatModel, compileActionRegex } from "../../../src/core/models/model.ts";
+import { ChatModel } from "../../../src/core/models/model.ts";
+import { compileActionRegex } from "../../../src/core/models/extra/_action_regex.ts";
 import { ConfigError, FormatError } from "../../../src/core/errors.ts";
 import { ScriptedClient } from "../../../src/core/models/extra/scripted.ts";
 import * as PYREGEX from "../../../src/lib/python/pyregex/pyregex.ts";

@@ -7,7 +7,8 @@ import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
 import { resolveEndpoint } from "../../../src/core/models/_presets.ts";
-import { PROVIDERS, providersMarkdown } from "../../../src/core/models/providers.ts";
+import { PROVIDERS } from "../../../src/core/models/providers.ts";
+import { providersMarkdown } from "../../../src/core/models/provider_docs.ts";
 import { KEY, REQUEST, withServer } from "./_client.ts";
 
 const client = (config: Record<string, unknown>, env: Record<string, string>) =>

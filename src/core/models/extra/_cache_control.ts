@@ -1,38 +1,15 @@
 /**
  * Prompt-caching markers as upstream sets them (`set_cache_control: default_end`): the last message
  * of every request carries `cache_control: {"type": "ephemeral"}`, and no other message does. Upstream
- * turns it on for model names that look like Anthropic's unless the config sets the key.
+ * turns it on for model names that look like Anthropic's unless the config sets the key
+ * (`cacheControlMode` in `model.ts`); loaded only then.
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
-import type { ContentPart, WireMessage } from "../types.ts";
+import type { ContentPart, WireMessage } from "../../types.ts";
 
 /** The one marker value. */
 const EPHEMERAL = { type: "ephemeral" } as const;
-
-/** The marker modes upstream knows: `default_end`, or null for none. */
-export type CacheControlMode = "default_end" | null;
-
-/**
- * The mode for a model: the configured one (null turns markers off), else `default_end` for names
- * containing `anthropic`, `sonnet`, `opus` or `claude` (any case), as upstream's `get_model` decides.
- *
- * @param modelName the model name as configured, provider prefix included
- * @param configured `model.set_cache_control` when the config sets it (null included), else undefined
- * @throws {ConfigError} for a value other than `default_end` or null
- */
-export function cacheControlMode(modelName: string, configured: unknown): CacheControlMode {
-  if (configured === undefined) {
-    return /anthropic|sonnet|opus|claude/.test(modelName.toLowerCase()) ? "default_end" : null;
-  }
-  if (configured === null || configured === "default_end") return configured;
-  throw new ConfigError(
-    `Cannot configure model: model.set_cache_control must be default_end or null, got ${
-      JSON.stringify(configured)
-    }`,
-  );
-}
 
 /**
  * A message as sent under a mode: any marker it carries removed (upstream clears older markers before

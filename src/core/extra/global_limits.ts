@@ -9,12 +9,9 @@
  *
  * @module
  */
-import { decimalNumber } from "../lib/flags.ts";
-import { ConfigError, RuntimeError } from "./errors.ts";
-import type { ChatClient, ChatRequest, Completion } from "./types.ts";
-
-/** Upstream's message when a global limit is reached (it starts the exit message's text). */
-export const GLOBAL_LIMIT_MESSAGE = "Global cost/call limit exceeded";
+import { decimalNumber } from "../../lib/flags.ts";
+import { ConfigError, GLOBAL_LIMIT_MESSAGE, RuntimeError } from "../errors.ts";
+import type { ChatClient, ChatRequest, Completion } from "../types.ts";
 
 /** A global limit was reached: upstream's `RuntimeError` (its exit status). */
 export class GlobalLimitExceeded extends RuntimeError {}

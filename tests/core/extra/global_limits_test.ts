@@ -2,14 +2,14 @@
  * Upstream's MSWEA_GLOBAL_COST_LIMIT / MSWEA_GLOBAL_CALL_LIMIT: across the episodes of a batch and in a
  * single run (real scripted episodes, real bash, real files).
  */
-import { assert, assertEquals, assertThrows } from "../_support/assert.ts";
-import { GlobalLimits } from "../../src/core/global_limits.ts";
-import { ConfigError } from "../../src/core/errors.ts";
-import { runBatch } from "../../src/batch/run_batch.ts";
-import { runEpisode } from "../../src/core/episode.ts";
-import { readTrajectory } from "../../src/core/trajectory.ts";
-import { config, step, submit, writeBatch } from "../_support/batch.ts";
-import { batchDeps } from "../_support/episode.ts";
+import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
+import { GlobalLimits } from "../../../src/core/extra/global_limits.ts";
+import { ConfigError } from "../../../src/core/errors.ts";
+import { runBatch } from "../../../src/batch/run_batch.ts";
+import { runEpisode } from "../../../src/core/episode.ts";
+import { readTrajectory } from "../../../src/core/trajectory.ts";
+import { config, step, submit, writeBatch } from "../../_support/batch.ts";
+import { batchDeps } from "../../_support/episode.ts";
 
 Deno.test("GlobalLimits: upstream's conditions (cost above the limit, calls at it), read from the environment", () => {
   const cost = GlobalLimits.fromEnv({ MSWEA_GLOBAL_COST_LIMIT: "1.5" });
