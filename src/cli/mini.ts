@@ -19,7 +19,8 @@ import { upstreamModelClass } from "../core/models/upstream_classes.ts";
 import { runsOnHost, upstreamEnvironmentClass } from "../core/environments/classes.ts";
 import type { RunFlags } from "./run_flags.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
-import { openTerminal, runWithSignals } from "./run.ts";
+import { runWithSignals } from "./run.ts";
+import { openTerminal } from "./terminal.ts";
 import { globalConfigDir, setup } from "./mini_global.ts";
 import { isPlainObject } from "../lib/json.ts";
 

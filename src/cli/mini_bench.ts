@@ -25,7 +25,8 @@ import { pickInstance } from "../batch/select.ts";
 import { instanceConfig } from "../batch/instance_config.ts";
 import { compileFilter, parseSlice } from "../batch/select.ts";
 import { refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
-import { openTerminal, runWithSignals } from "./run.ts";
+import { runWithSignals } from "./run.ts";
+import { openTerminal } from "./terminal.ts";
 import { globalConfigDir } from "./mini_global.ts";
 import { classNames, MINI_FLAGS, miniExitCode, upstreamDefaults, upstreamSpecs } from "./mini.ts";
 

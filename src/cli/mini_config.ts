@@ -8,7 +8,7 @@
 import { type CommandSpec, parseCommandLine, UsageError } from "../lib/flags.ts";
 import { renderHelp } from "../lib/help.ts";
 import type { Host } from "../core/host.ts";
-import { openTerminal } from "./run.ts";
+import { openTerminal } from "./terminal.ts";
 import {
   type Ask,
   editGlobalConfig,

@@ -20,7 +20,8 @@ import { exitMessage, Interrupted } from "../core/errors.ts";
 import { resumeConfig } from "./resume_config.ts";
 import { parseResumeArgs, RESUME_SPEC, resumedPath, type ResumeFlags } from "./resume_flags.ts";
 import { promptsFor, refuseUnasked, resolveFlagsConfig, upstreamLookup } from "./_shared.ts";
-import { openTerminal, runWithSignals } from "./run.ts";
+import { runWithSignals } from "./run.ts";
+import { openTerminal } from "./terminal.ts";
 
 /** The flags of `claudius resume`. */
 export const SPEC = RESUME_SPEC;

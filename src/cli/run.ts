@@ -20,16 +20,15 @@ import { parseCommandLine } from "../lib/flags.ts";
 import { VERSION } from "../core/version.ts";
 import type { CommandTable } from "./command.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
-import { type EndingSignal, exitMessage, Interrupted, SIGNAL_STATUSES } from "../core/errors.ts";
+import { type EndingSignal, exitMessage, Interrupted } from "../core/errors.ts";
 import { EXIT_CODES, type Host } from "../core/host.ts";
 import { type Classes, type Episode, type EpisodeDeps, runEpisode } from "../core/episode.ts";
 import type { Environment } from "../core/types.ts";
 import { runDisplay } from "./run_display.ts";
-import type { Interrupts } from "../features/interactive/user_io.ts";
+import type { TerminalSession } from "./terminal.ts";
 import type { ResumeState } from "../features/resume/predecessor.ts";
 import { onSignals, refuseUnasked, resolveFlagsConfig } from "./_shared.ts";
 import { episodeFeatures } from "./features.ts";
-import { claudiusConfigDir } from "../core/user_dirs.ts";
 
 /** UTC time to the millisecond plus 4 random hex digits: runs started together get their own names. */
 function timestamp(): string {
@@ -112,7 +111,7 @@ export async function runCommand(flags: RunFlags, host: Host): Promise<number> {
   const patterns = config.agent.confirm_dangerous;
   const gated = canAsk && Array.isArray(patterns) && patterns.length > 0;
   const session = interactive || (task === undefined && canAsk) || gated
-    ? await openTerminal(host, canAsk)
+    ? await (await import("./terminal.ts")).openTerminal(host, canAsk)
     : undefined;
   if (task === undefined) {
     if (!session) throw new UsageError("no task: pass --task TEXT or --task-file FILE (or set run.task)");
@@ -148,7 +147,7 @@ export async function runWithSignals(
   what: Episode,
   flags: Pick<RunFlags, "patch" | "verbose" | "quiet">,
   host: Host,
-  session?: Awaited<ReturnType<typeof openTerminal>>,
+  session?: TerminalSession,
   resume?: ResumeState,
   stop?: AbortSignal,
   classes?: Classes,
@@ -187,7 +186,13 @@ export async function runWithSignals(
     });
   };
   const removeSignals = interactive && canAsk
-    ? onInteractiveSignals(host, session!.io.interrupts, controller.signal, end, again)
+    ? (await import("./terminal.ts")).onInteractiveSignals(
+      host,
+      session!.io.interrupts,
+      controller.signal,
+      end,
+      again,
+    )
     : onSignals(host, end, again);
   const before = resume ? { steps: resume.nCalls, cost: resume.cost } : undefined;
   const display = await runDisplay(config, flags, host, log, before);
@@ -242,49 +247,4 @@ export async function runWithSignals(
   } finally {
     removeSignals();
   }
-}
-
-/** The terminal session of an interactive run (loaded only then). */
-export async function openTerminal(host: Host, canAsk: boolean) {
-  const { openSession } = await import("../features/interactive/session.ts");
-  const { secretValues } = await import("../core/redact.ts");
-  const hostEnv = host.env;
-  const live = host.terminal.stdout;
-  const configDir = claudiusConfigDir(hostEnv);
-  return openSession({
-    stdin: host.stdin,
-    stdout: host.stdout,
-    canAsk,
-    live,
-    color: live && !hostEnv.NO_COLOR,
-    columns: () => host.consoleSize().columns,
-    ...(configDir ? { historyPath: `${configDir}/history.jsonl` } : {}),
-    secrets: secretValues(hostEnv),
-  });
-}
-
-/**
- * Signals of an interactive run: Ctrl-C interrupts the step (the agent stops the model call or the
- * command and asks for a comment); another before that question is answered (a double press) ends
- * the run; any signal after the run was ended forces the exit. SIGTERM, SIGHUP and SIGQUIT end the
- * run.
- */
-function onInteractiveSignals(
-  host: Host,
-  interrupts: Interrupts,
-  ended: AbortSignal,
-  end: (name: EndingSignal, status: string) => void,
-  again: (name: EndingSignal, status: string) => void,
-): () => void {
-  const listeners = (Object.keys(SIGNAL_STATUSES) as EndingSignal[]).map((name) => {
-    const status = SIGNAL_STATUSES[name];
-    const listener = () => {
-      if (ended.aborted) return again(name, status);
-      if (name === "SIGINT" && !interrupts.pending) return interrupts.fire();
-      end(name, status);
-      interrupts.fire(); // ending the run also cancels a prompt that is waiting for input
-    };
-    return host.onSignal(name, listener);
-  });
-  return () => listeners.forEach((stop) => stop());
 }

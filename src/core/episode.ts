@@ -189,8 +189,8 @@ export interface ResumePlan {
   restarted: boolean;
   /** Recorded as `info.resumed_from`. */
   link: ResumeLink;
-  /** The predecessor's `info.config` (its differences from this run's are recorded in `info.resumed_from`). */
-  recordedConfig?: Record<string, unknown>;
+  /** Where the predecessor's `info.config` differs from this run's `config` block (recorded in `info.resumed_from`). */
+  configChanges?: (config: TrajectoryInfo["config"]) => Record<string, unknown>;
   /** Go on with the restored agent (its environment started) until an exit message. */
   go(agent: DefaultAgent, vars: Vars): Promise<RunResult>;
 }
@@ -300,7 +300,7 @@ async function build(config: ResolvedConfig, episode: Episode, deps: EpisodeDeps
   const extras: InfoExtras = {
     ...(typeof startup === "string" && startup ? { startupCommand: startup } : {}),
     ...(plug.resume ? { resumedFrom: plug.resume.link } : {}),
-    ...(plug.resume?.recordedConfig ? { predecessorConfig: plug.resume.recordedConfig } : {}),
+    ...(plug.resume?.configChanges ? { configChanges: plug.resume.configChanges } : {}),
     ...(episode.prompts ? { prompts: episode.prompts } : {}),
   };
   const info = (a: DefaultAgent) => trajectoryInfo(a, secrets, extras);

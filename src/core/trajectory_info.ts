@@ -82,8 +82,11 @@ export interface InfoExtras {
   startupCommand?: string;
   /** A resumed run: the trajectory it went on from, recorded as `info.resumed_from`. */
   resumedFrom?: ResumeLink;
-  /** A resumed run: the predecessor's `info.config`, recorded as the differences in `resumed_from.config`. */
-  predecessorConfig?: Record<string, unknown>;
+  /**
+   * A resumed run: where the predecessor's `info.config` differs from this run's `config` block,
+   * recorded as `resumed_from.config` (see `features/resume/config_changes.ts`).
+   */
+  configChanges?: (config: TrajectoryInfo["config"]) => Record<string, unknown>;
   /** Where the prompts came from, recorded as `info.prompts`. */
   prompts?: Prompts;
 }
@@ -121,53 +124,11 @@ const links = new WeakMap<object, ResumeLink>();
 /** `info.resumed_from`: the link, with where the predecessor's config differed from this `config`. */
 function resumeLink(extras: InfoExtras, config: TrajectoryInfo["config"]): ResumeLink {
   const link = extras.resumedFrom!;
-  const before = extras.predecessorConfig;
-  if (!before) return link;
+  const changes = extras.configChanges;
+  if (!changes) return link;
   let made = links.get(config);
-  if (made === undefined) links.set(config, made = { ...link, config: configChanges(before, config) });
+  if (made === undefined) links.set(config, made = { ...link, config: changes(config) });
   return made;
-}
-
-/** `before`'s values where they differ from `after`'s (a section's keys one by one; `null`: not in `before`). */
-export function configChanges(
-  before: Record<string, unknown>,
-  after: Record<string, unknown>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const [b, a] = [before[key], after[key]];
-    if (isPlainObject(b) && isPlainObject(a)) {
-      const changed: Record<string, unknown> = {};
-      for (const k of new Set([...Object.keys(b), ...Object.keys(a)])) {
-        if (!same(b[k], a[k])) changed[k] = b[k] ?? null;
-      }
-      if (Object.keys(changed).length) out[key] = changed;
-    } else if (!same(b, a)) out[key] = b ?? null;
-  }
-  return out;
-}
-
-/**
- * `after` with `changes` ({@link configChanges}) put back: the config `changes` were recorded against,
- * as it was before.
- */
-export function undoChanges(
-  after: Record<string, unknown>,
-  changes: Record<string, unknown>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = structuredClone(after);
-  for (const [key, value] of Object.entries(changes)) {
-    if (isPlainObject(value) && isPlainObject(out[key])) {
-      const section = out[key] as Record<string, unknown>;
-      for (const [k, v] of Object.entries(value)) {
-        if (v === null) delete section[k];
-        else section[k] = v;
-      }
-    } else if (value === null) delete out[key];
-    else out[key] = value;
-  }
-  return out;
 }
 
 /** What each agent's responses named, and how many of its messages were read for it. */

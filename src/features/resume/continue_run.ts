@@ -10,6 +10,7 @@ import type { DefaultAgent, RunResult } from "../../core/agent.ts";
 import type { ResumePlan } from "../../core/episode.ts";
 import type { Action, Message, UserMessage, Vars } from "../../core/types.ts";
 import type { ResumeState } from "./predecessor.ts";
+import { configChanges } from "./config_changes.ts";
 import { isPlainObject } from "../../lib/json.ts";
 
 /** `extra.interrupt_type` of the message that tells the model its environment was restarted. */
@@ -20,13 +21,13 @@ export const RESTARTED = "EnvironmentRestarted";
  * mechanisms take up what those record), then {@link continueRun}.
  */
 export function resumePlan(state: ResumeState, deps: ContinueDeps): ResumePlan {
-  const { messages, nCalls, cost, formatErrors } = state;
+  const { messages, nCalls, cost, formatErrors, recordedConfig: before } = state;
   return {
     initial: { messages, nCalls, cost, formatErrors },
     elapsedMs: state.elapsedMs,
     restarted: state.restarted,
     link: state.link,
-    ...(state.recordedConfig ? { recordedConfig: state.recordedConfig } : {}),
+    ...(before ? { configChanges: (config: Record<string, unknown>) => configChanges(before, config) } : {}),
     go: (agent, vars) => continueRun(agent, state, vars, deps),
   };
 }
