@@ -12,7 +12,6 @@ import { pyFloat, renderTemplate } from "../lib/python/template/template.ts";
 import { asError } from "../lib/errors.ts";
 import { redactSecrets } from "./redact.ts";
 import { SecretRedactor } from "./secret_redactor.ts";
-import { loopView } from "./loop_view.ts";
 import { checkSubmission } from "./submission.ts";
 import type { Action, AssistantMessage, Environment, ExecOutput, ExitExtra, Hooks } from "./types.ts";
 import type { LoopDeps, LoopView, Message, Model, Vars } from "./types.ts";
@@ -72,6 +71,38 @@ export type AgentDeps = LoopDeps<DefaultAgent, AgentConfig>;
 /** The status and submission a run ended with (the exit message's `extra`). */
 export type RunResult = ExitExtra;
 
+/**
+ * The frozen view of `agent` that hooks are given ({@link LoopView}): its counters and messages read
+ * live, and the few things a hook may do (append, run a command, call the model through the one
+ * place that counts and bills).
+ * @param signal what aborts the loop's current step (a command run through the view stops with it)
+ */
+function viewOf(agent: DefaultAgent, signal: () => AbortSignal | undefined): LoopView<AgentConfig> {
+  return Object.freeze({
+    get messages() {
+      return agent.messages;
+    },
+    get nCalls() {
+      return agent.nCalls;
+    },
+    get cost() {
+      return agent.cost;
+    },
+    get runVars() {
+      return agent.runVars;
+    },
+    config: agent.config,
+    model: agent.model,
+    env: agent.env,
+    vars: () => agent.templateVars(),
+    elapsedSeconds: () => agent.elapsedSeconds(),
+    checkLimits: () => agent.checkLimits(),
+    execute: (action: Action) => agent.env.execute(action, signal()),
+    append: (...messages: Message[]) => void agent.addMessages(...messages),
+    call: (messages: readonly Message[], kind: "tools" | "prose") => agent.call(messages, kind),
+  });
+}
+
 /** Upstream's DefaultAgent: the loop, its counters, and the message list that is the trajectory. */
 export class DefaultAgent {
   /** Recorded as `info.config.agent_type`. */
@@ -106,7 +137,7 @@ export class DefaultAgent {
     this.#now = deps.now ?? Date.now;
     this.#start = deps.startedAt ?? this.#now();
     this.#redactor = new SecretRedactor(deps.secrets ?? []);
-    this.view = loopView(this, () => this.signal());
+    this.view = viewOf(this, () => this.signal());
     if (deps.initial) {
       this.#messages = [...deps.initial.messages];
       this.#nCalls = deps.initial.nCalls;

@@ -95,6 +95,25 @@ function buildRegex(values: readonly string[], literal: (s: string) => string): 
   return sources.length ? new RegExp(sources.join("|"), "gi") : undefined;
 }
 
+/**
+ * `text` up to `safe` with every match of `re` that starts before it replaced whole (a match may end
+ * past `safe`): the redacted text, where it ends in `text`, and how many matches were replaced.
+ */
+function redactUpTo(re: RegExp, text: string, safe: number): { out: string; cut: number; found: number } {
+  let out = "";
+  let at = 0;
+  let found = 0;
+  re.lastIndex = 0;
+  for (const m of text.matchAll(re)) {
+    if (m.index >= safe) break;
+    out += text.slice(at, m.index) + REDACTED;
+    at = m.index + m[0].length;
+    found++;
+  }
+  const cut = Math.max(at, safe);
+  return { out: out + text.slice(at, cut), cut, found };
+}
+
 /** Replaces known credential values, in every form listed in the module doc, by `[REDACTED]`. */
 export class SecretRedactor {
   readonly #text: RegExp | undefined;
@@ -174,19 +193,10 @@ export class SecretRedactor {
     const pass = (text: string, final: boolean): Uint8Array => {
       if (re === undefined) return fromLatin1(text);
       // Matches that start in the first part are taken whole; the rest waits for the next chunk.
-      const safe = final ? text.length : Math.max(0, text.length - hold);
-      let out = "";
-      let at = 0;
-      re.lastIndex = 0;
-      for (const m of text.matchAll(re)) {
-        if (m.index >= safe) break;
-        out += text.slice(at, m.index) + REDACTED;
-        at = m.index + m[0].length;
-        found++;
-      }
-      const cut = Math.max(at, safe);
-      carry = text.slice(cut);
-      return fromLatin1(out + text.slice(at, cut));
+      const done = redactUpTo(re, text, final ? text.length : Math.max(0, text.length - hold));
+      found += done.found;
+      carry = text.slice(done.cut);
+      return fromLatin1(done.out);
     };
     return new TransformStream({
       transform(chunk, controller) {
@@ -213,17 +223,7 @@ export class SecretRedactor {
     let carry = "";
     const flush = (final: boolean) => {
       // Matches that start before the held stretch are taken whole; the rest waits.
-      const safe = final ? carry.length : Math.max(0, carry.length - hold);
-      let out = "";
-      let at = 0;
-      re.lastIndex = 0;
-      for (const m of carry.matchAll(re)) {
-        if (m.index >= safe) break;
-        out += carry.slice(at, m.index) + REDACTED;
-        at = m.index + m[0].length;
-      }
-      const cut = Math.max(at, safe);
-      out += carry.slice(at, cut);
+      const { out, cut } = redactUpTo(re, carry, final ? carry.length : Math.max(0, carry.length - hold));
       carry = carry.slice(cut);
       if (out !== "") target({ type: "text", text: out });
     };
