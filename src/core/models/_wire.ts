@@ -156,49 +156,6 @@ function toToolCall(call: Json): ToolCall | string {
   return { ...call, id, type: "function", function: { ...fn, name: fn.name, arguments: text } };
 }
 
-/** A Responses API body, checked: the response object and what the clients read from it. */
-export interface ParsedResponse {
-  /** The whole response object (`object: "response"`, `output`, `status`, `usage`, ...). */
-  body: { [key: string]: Json };
-  /** The output items (messages, reasoning, function calls), as returned. */
-  output: { [key: string]: Json }[];
-  /** `status`, or `length` when it is `incomplete` for `max_output_tokens`, as upstream derives it. */
-  finish_reason: string | null;
-  /** Token counts as the provider reported them, if it did. */
-  usage: { [key: string]: Json } | undefined;
-}
-
-/**
- * Parse and check a Responses API body: an object whose `output` is a list of items.
- *
- * @param text the body text
- * @throws {MalformedBodyError} when it is not JSON or not a response
- */
-export function parseResponsesBody(text: string): ParsedResponse {
-  let data: Json;
-  try {
-    data = parseJson(text);
-  } catch {
-    throw new MalformedBodyError(`Cannot parse response: body is not JSON (${snippet(text)})`);
-  }
-  if (!isPlainObject(data) || !Array.isArray(data.output) || !data.output.every(isPlainObject)) {
-    const error = isPlainObject(data) && isPlainObject(data.error) ? data.error.message : undefined;
-    const why = typeof error === "string" ? `: provider error: ${oneLine(error)}` : "";
-    throw new MalformedBodyError(`Cannot parse response: body has no output list${why}`);
-  }
-  const status = typeof data.status === "string" ? data.status : null;
-  const details = data.incomplete_details;
-  const finish = status === "incomplete" && isPlainObject(details) && details.reason === "max_output_tokens"
-    ? "length"
-    : status;
-  return {
-    body: data,
-    output: data.output as { [key: string]: Json }[],
-    finish_reason: finish,
-    usage: isPlainObject(data.usage) ? data.usage : undefined,
-  };
-}
-
 /**
  * A body as Python's `json.loads` reads it: `NaN`, `Infinity` and `-Infinity` are numbers (Python
  * servers send them, e.g. in logprobs), so a served answer holding one is not mistaken for garbage.
@@ -216,6 +173,7 @@ export function oneLine(text: string, max = 300): string {
   return flat.length > max ? `${flat.slice(0, max)}...` : flat;
 }
 
-function snippet(text: string): string {
+/** A body as messages quote it: on one line, cut to 80 characters (`empty` for none). */
+export function snippet(text: string): string {
   return text.length === 0 ? "empty" : JSON.stringify(oneLine(text, 80));
 }

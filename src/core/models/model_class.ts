@@ -10,7 +10,7 @@ import type { GlobalLimits } from "../extra/global_limits.ts";
 import type { ChatClient, Model, StreamSink } from "../types.ts";
 import type { Json } from "../types.ts";
 import type { Endpoint } from "./_presets.ts";
-import type { ParsedResponse } from "./_wire.ts";
+import type { ParsedResponse } from "./extra/_responses_body.ts";
 
 /** One model class, as configs name it by `model.model_class`. */
 export interface ModelRow {

@@ -9,13 +9,7 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
 import type { RetryPolicy } from "./_retry.ts";
-import {
-  completionOf,
-  parseCompletionBody,
-  type ParsedResponse,
-  parseResponsesBody,
-  servedModel,
-} from "./_wire.ts";
+import { completionOf, parseCompletionBody, servedModel } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 import { Transport } from "./_transport.ts";
 import type { OPENAI_KEYS } from "./_keys.ts";
@@ -24,6 +18,7 @@ import { type ClientRoute, type HttpClientDeps, httpSetup } from "./_http.ts";
 import { ANY_PARAMS, chatParams, openaiRules } from "./_kwargs.ts";
 import type { EndpointCheck } from "./extra/_probe.ts";
 import { isPlainObject } from "../../lib/json.ts";
+import type { ParsedResponse } from "./extra/_responses_body.ts";
 
 /** What the client needs from the outside world (see {@link HttpClientDeps}). */
 export type OpenAIClientDeps = HttpClientDeps;
@@ -183,6 +178,7 @@ export class OpenAIClient implements ChatClient {
       ...this.#responseKwargs,
     };
     const body = this.#bodies.serialise(payload, request.input, "input");
+    const { parseResponsesBody } = await import("./extra/_responses_body.ts");
     const parse = (text: string | Json) =>
       parseResponsesBody(typeof text === "string" ? text : JSON.stringify(text));
     const parsed = await this.#transport.send(this.#responsesUrl, body, parse, this.#policy, signal);

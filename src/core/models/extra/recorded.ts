@@ -7,7 +7,8 @@
  */
 import type { ChatClient, ChatRequest, Completion, Json } from "../../types.ts";
 import type { InputItem, ResponsesClient } from "../model_class.ts";
-import { parseCompletionBody, type ParsedResponse, parseResponsesBody } from "../_wire.ts";
+import { parseCompletionBody } from "../_wire.ts";
+import { type ParsedResponse, parseResponsesBody } from "./_responses_body.ts";
 
 /** One recorded call: the response as the trajectory keeps it, and its cost in dollars. */
 export interface RecordedReply {

@@ -30,11 +30,11 @@ import type {
   UserMessage,
   Vars,
 } from "../../types.ts";
-import type { ParsedResponse } from "../_wire.ts";
+import type { ParsedResponse } from "./_responses_body.ts";
 import { NOT_EXECUTED } from "../../submission.ts";
 import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
-export type { ParsedResponse } from "../_wire.ts";
+export type { ParsedResponse } from "./_responses_body.ts";
 export type { InputItem, ResponsesClient };
 
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
