@@ -22,6 +22,7 @@
  * @module
  */
 import { configSecrets, OUTPUT_SECRET_MIN_LENGTH, REDACTED, secretValues } from "./redact.ts";
+import { PROVIDERS } from "./models/providers.ts";
 import type { StreamSink } from "./types.ts";
 
 const encoder = new TextEncoder();
@@ -255,6 +256,14 @@ export class SecretRedactor {
   }
 }
 
+/** The shortest API key hunted in command outputs (`EMPTY`, `none`: no secret anyone keeps). */
+const KEY_MIN_LENGTH = 8;
+
+/** Every provider's key variables (the key a request carries comes from one of them, or `api_key_env`). */
+const KEY_VARIABLES: ReadonlySet<string> = new Set(
+  ["OPENAI_API_KEY", ...Object.values(PROVIDERS).flatMap((p) => p.keyEnv)],
+);
+
 /** The credentials of one episode: what configs and messages hide, and what outputs and saves hide. */
 export interface EpisodeSecrets {
   /** Every credential value (of the process environment and the model's config). */
@@ -273,9 +282,17 @@ export function episodeSecrets(
   const secrets = [...secretValues(hostEnv), ...configSecrets(model)];
   // What the model typed is sent back as it is, but saved and shown with the API key (in any of its
   // usual encodings) redacted: trajectory, ATIF, -v, the patch.
+  // The keys themselves are hunted from 8 characters (a local server's `token-abc123`); other values
+  // with a secret's name from 16, so that a short one does not blank out words the model needs.
+  const keys = Object.entries(hostEnv).flatMap(([name, value]) =>
+    value.length >= KEY_MIN_LENGTH && (KEY_VARIABLES.has(name) || name === model.api_key_env) ? [value] : []
+  );
   const outputSecrets = [
-    ...secretValues(hostEnv, OUTPUT_SECRET_MIN_LENGTH, [model.api_key_env]),
-    ...configSecrets(model, OUTPUT_SECRET_MIN_LENGTH),
+    ...new Set([
+      ...keys,
+      ...secretValues(hostEnv, OUTPUT_SECRET_MIN_LENGTH, [model.api_key_env]),
+      ...configSecrets(model, KEY_MIN_LENGTH),
+    ]),
   ];
   return { secrets, outputSecrets, redactor: new SecretRedactor(outputSecrets) };
 }

@@ -202,6 +202,50 @@ Deno.test("claudius saves and shows no key the model typed (trajectory, ATIF, -v
   }
 });
 
+Deno.test("claudius hides a short key it sends (a local server's token-abc123) as it hides a long one", async () => {
+  const short = "token-abc123";
+  const server = await startFakeServer([
+    { content: "look", commands: ["echo K=$HOSTED_VLLM_API_KEY; echo $HOSTED_VLLM_API_KEY | rev"] },
+    { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] },
+  ]);
+  const dir = await Deno.makeTempDir({ prefix: "claudius-redactor-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../../main.ts", import.meta.url).pathname,
+        ...[
+          "-t",
+          "t",
+          "-m",
+          "hosted_vllm/m",
+          "--create-cwd",
+          "--cwd",
+          `${dir}/ws`,
+          "-o",
+          `${dir}/t.traj.json`,
+          "-v",
+        ],
+      ],
+      env: { HOSTED_VLLM_API_KEY: short, HOSTED_VLLM_API_BASE: server.url, NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assertEquals(out.code, 0, stderr);
+    assertEquals(server.requests[0]?.headers.authorization, `Bearer ${short}`);
+    const saved = await Deno.readTextFile(`${dir}/t.traj.json`);
+    for (const [name, text] of [["trajectory", saved], ["stderr (-v)", stderr]] as const) {
+      for (const form of [short, [...short].reverse().join("")]) {
+        assert(!text.includes(form), `${name}: ${form}`);
+      }
+      assert(text.includes(`K=${REDACTED}`), name);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("claudius -v streaming a reply shows no key, also one that arrives cut over the stream's pieces", async () => {
   // The fake server streams content 8 characters at a time: the key spans four pieces.
   const server = await startFakeServer([{
