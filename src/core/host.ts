@@ -113,7 +113,7 @@ export function projectKeyStandsIn(
   name: string,
   yours: Readonly<Record<string, string | undefined>>,
 ): string | undefined {
-  if (name.startsWith("AWS_")) return "your AWS credentials (variables, or a profile in ~/.aws)";
+  if (name.startsWith("AWS_")) return "your AWS credentials, variables or a ~/.aws profile";
   for (const group of KEY_GROUPS) {
     if (!group.includes(name)) continue;
     const mine = group.find((other) => other !== name && (yours[other] ?? "") !== "");

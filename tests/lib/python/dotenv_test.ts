@@ -359,7 +359,7 @@ Deno.test("a project's ./.env key never stands in for a credential of yours by a
     ]);
     assertMatch(
       run.stderr,
-      /^warning: \.env sets ANTHROPIC_API_KEY \(for ANTHROPIC_AUTH_TOKEN\), AWS_SECRET_ACCESS_KEY \(for your AWS credentials \(variables, or a profile in ~\/\.aws\)\): ignored \(a project's key never stands in for a credential of yours/m,
+      /^warning: \.env sets ANTHROPIC_API_KEY \(for ANTHROPIC_AUTH_TOKEN\), AWS_SECRET_ACCESS_KEY \(for your AWS credentials, variables or a ~\/\.aws profile\): ignored \(a project's key never stands in for a credential of yours/m,
     );
     // A key of a provider you hold nothing for is the project's to give (GEMINI_API_KEY: no GOOGLE_API_KEY).
     assert(!/GEMINI_API_KEY/.test(run.stderr), run.stderr);
