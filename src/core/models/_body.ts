@@ -9,8 +9,12 @@ const encoder = new TextEncoder();
 const COMMA = 0x2c;
 /** Size at which consecutive messages are sealed into one shared part of every later body. */
 const SEAL = 64 * 1024;
-/** Bodies smaller than this go as one buffer; larger ones as a Blob of sealed parts. */
-const WHOLE = 1024 * 1024;
+/**
+ * Bodies smaller than this go as one buffer; larger ones as a Blob of sealed parts. 256 KiB: a batch's
+ * bodies and a run's first ~100 steps; at 1 MiB the per-request buffers (and Deno's native copy of each)
+ * kept the allocator's heap 5-7 MiB larger to the end of a 1,000-step run.
+ */
+const WHOLE = 256 * 1024;
 
 /**
  * `parts` with commas between the messages (after the first part, the head, unless `bare`: all
@@ -37,10 +41,10 @@ interface Sealed {
 
 /**
  * Builds `JSON.stringify(data)` as UTF-8, byte for byte, from the JSON of each message serialised
- * once, with its length known (`fetch` sends `Content-Length`). Under 1 MiB the body is one buffer,
+ * once, with its length known (`fetch` sends `Content-Length`). Under 256 KiB the body is one buffer,
  * which `fetch` sends with its head in one write: a body in several writes leaves a short segment
  * behind each, and the server's delayed ACK then holds the last one 40 ms (on loopback about one
- * request in six). From 1 MiB on it is a `Blob` streamed from its parts: messages are append-only, so
+ * request in six). From 256 KiB on it is a `Blob` streamed from its parts: messages are append-only, so
  * the older ones are sealed, 64 KiB at a time, into parts that every later body shares without a copy
  * (kept outside the JavaScript heap); only the newest (less than 64 KiB) are copied per request. A
  * multi-megabyte history thus costs neither a contiguous copy nor a re-serialisation per step.
@@ -77,7 +81,7 @@ export class RequestBodies {
     const sealed = this.#sealedPrefix(key, messages);
     const headBytes = encoder.encode(head), tailBytes = encoder.encode(envelope.slice(head.length));
     if (sealed.length === 0) {
-      // A body under 1 MiB goes as one buffer: one write, so no delayed-ACK stall (see the class doc).
+      // A body under 256 KiB goes as one buffer: one write, so no delayed-ACK stall (see the class doc).
       const all = messages.map((m) => this.#json(m));
       const size = headBytes.length + tailBytes.length + Math.max(0, all.length - 1) +
         all.reduce((n, j) => n + j.length, 0);

@@ -14,8 +14,8 @@ Deno.test("RequestBodies.serialise() is byte for byte JSON.stringify, call after
     "\ud800 lone surrogate",
     "",
     "x".repeat(5000),
-    ..."w".repeat(20).split("").map((c, i) => c.repeat(3000 + i)), // one buffer while under 1 MiB
-    "中".repeat(400_000), // past 1 MiB: sealed parts from here, this one bigger than a part
+    ..."w".repeat(20).split("").map((c, i) => c.repeat(3000 + i)), // one buffer while under 256 KiB
+    "中".repeat(400_000), // past 256 KiB: sealed parts from here, this one bigger than a part
     ..."y".repeat(40).split("").map((c, i) => c.repeat(3000 + i)), // many small ones, sealed together
   ];
   for (const content of contents) {
@@ -44,8 +44,8 @@ Deno.test("RequestBodies.serialise() keeps JSON.stringify's bytes over a long hi
     messages.push({ role: "user", content: "z".repeat(2000 + (i % 7)) });
     const body = bodies.serialise({ model: "m", messages }, messages);
     if (typeof body === "string") throw new Error("expected bytes");
-    // One buffer (one write) until the body reaches 1 MiB, a Blob of shared parts from there.
-    assertEquals(body instanceof Blob, (body instanceof Blob ? body.size : body.length) >= 1024 * 1024);
+    // One buffer (one write) until the body reaches 256 KiB, a Blob of shared parts from there.
+    assertEquals(body instanceof Blob, (body instanceof Blob ? body.size : body.length) >= 256 * 1024);
     sizes.push(body instanceof Blob ? body.size : body.length);
     if (i % 100 === 99) assertEquals(await text(body), JSON.stringify({ model: "m", messages }));
   }
