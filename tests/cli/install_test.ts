@@ -20,12 +20,24 @@ const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/den
 const FACES = ["mini", "mini-swe-agent", "mini-extra", "mini-e"];
 const d = new TextDecoder();
 
+/**
+ * What Deno needs to reach the npm registry from this machine, as the caller has it: the bundle step downloads
+ * esbuild when the cache lacks it, and behind a TLS-inspecting proxy the proxy's CA comes from these.
+ */
+function tlsEnv(): Record<string, string> {
+  const names = ["SSL_CERT_FILE", "SSL_CERT_DIR", "DENO_CERT", "DENO_TLS_CA_STORE", "NPM_CONFIG_REGISTRY"];
+  const proxies = ["HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"].flatMap((n) => [n, n.toLowerCase()]);
+  return Object.fromEntries(
+    [...names, ...proxies].flatMap((n) => Deno.env.get(n) === undefined ? [] : [[n, Deno.env.get(n)!]]),
+  );
+}
+
 /** `deno task install` of the checkout at `repo` into `root`; its stderr. */
 async function install(repo: string, root: string, home: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "install", ...args],
     cwd: repo,
-    env: { DENO_DIR, HOME: home, CLAUDIUS_INSTALL_ROOT: root, PATH: Deno.env.get("PATH") ?? "" },
+    env: { DENO_DIR, HOME: home, CLAUDIUS_INSTALL_ROOT: root, PATH: Deno.env.get("PATH") ?? "", ...tlsEnv() },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

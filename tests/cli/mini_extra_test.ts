@@ -167,6 +167,8 @@ Deno.test("mini-extra swebench: a claudius batch in swebench mode; an instance t
       "swebench",
       "-c",
       "agent.mode=yolo",
+      "-c",
+      `environment.cwd=${dir}`,
       "-o",
       "out",
     ], { cwd: dir, env: { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY } });
@@ -189,7 +191,16 @@ Deno.test("mini-extra swebench: every instance failing with one error is a faile
     const dir = await Deno.makeTempDir({ prefix: "claudius-extra-" });
     await Deno.writeTextFile(`${dir}/lite_dev.jsonl`, DATASET);
     const env = { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY };
-    const common = ["-m", "openai/gpt-5-mini", "-c", "swebench", "-c", "agent.mode=yolo"];
+    const common = [
+      "-m",
+      "openai/gpt-5-mini",
+      "-c",
+      "swebench",
+      "-c",
+      "agent.mode=yolo",
+      "-c",
+      `environment.cwd=${dir}`,
+    ];
     const r = await extra(
       ["swebench", "--subset", "lite_dev.jsonl", "--environment-class", "local", ...common, "-o", "out"],
       { cwd: dir, env },
@@ -223,6 +234,10 @@ Deno.test("mini-extra swebench-single: one instance (by index), its trajectory a
       "--exit-immediately",
       "-m",
       "openai/gpt-5-mini",
+      "-c",
+      "swebench",
+      "-c",
+      `environment.cwd=${dir}`,
       "-o",
       `${dir}/one.traj.json`,
     ], { cwd: dir, env: { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY } });
