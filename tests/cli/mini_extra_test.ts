@@ -147,6 +147,18 @@ const DATASET = [
   { instance_id: "org__b-2", problem_statement: "Fix b." },
 ].map((r) => JSON.stringify(r)).join("\n") + "\n";
 
+/** swebench's config on the local class, in `dir`: swebench.yaml's /testbed does not exist on the host. */
+const onHost = (dir: string) => [
+  "--environment-class",
+  "local",
+  "-m",
+  "openai/gpt-5-mini",
+  "-c",
+  "swebench",
+  "-c",
+  `environment.cwd=${dir}`,
+];
+
 Deno.test("mini-extra swebench: a claudius batch in swebench mode; an instance that errors still exits 0", async () => {
   const server = await startFakeServer([
     { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && echo the-patch"] },
@@ -159,16 +171,9 @@ Deno.test("mini-extra swebench: a claudius batch in swebench mode; an instance t
       "swebench",
       "--subset",
       "lite_dev.jsonl",
-      "--environment-class",
-      "local",
-      "-m",
-      "openai/gpt-5-mini",
-      "-c",
-      "swebench",
+      ...onHost(dir),
       "-c",
       "agent.mode=yolo",
-      "-c",
-      `environment.cwd=${dir}`,
       "-o",
       "out",
     ], { cwd: dir, env: { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY } });
@@ -191,18 +196,8 @@ Deno.test("mini-extra swebench: every instance failing with one error is a faile
     const dir = await Deno.makeTempDir({ prefix: "claudius-extra-" });
     await Deno.writeTextFile(`${dir}/lite_dev.jsonl`, DATASET);
     const env = { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY };
-    const common = [
-      "-m",
-      "openai/gpt-5-mini",
-      "-c",
-      "swebench",
-      "-c",
-      "agent.mode=yolo",
-      "-c",
-      `environment.cwd=${dir}`,
-    ];
     const r = await extra(
-      ["swebench", "--subset", "lite_dev.jsonl", "--environment-class", "local", ...common, "-o", "out"],
+      ["swebench", "--subset", "lite_dev.jsonl", ...onHost(dir), "-c", "agent.mode=yolo", "-o", "out"],
       { cwd: dir, env },
     );
     // Before: exit 0, as if done (upstream's runners exit 0 whatever failed).
@@ -228,16 +223,9 @@ Deno.test("mini-extra swebench-single: one instance (by index), its trajectory a
       "lite_dev.jsonl",
       "-i",
       "1",
-      "--environment-class",
-      "local",
+      ...onHost(dir),
       "-y",
       "--exit-immediately",
-      "-m",
-      "openai/gpt-5-mini",
-      "-c",
-      "swebench",
-      "-c",
-      `environment.cwd=${dir}`,
       "-o",
       `${dir}/one.traj.json`,
     ], { cwd: dir, env: { OPENAI_API_BASE: server.url, OPENAI_API_KEY: KEY } });
