@@ -5,12 +5,11 @@
  * `custom_llm_provider: anthropic`), Bedrock's Converse API (`bedrock/`), Vertex AI (`vertex_ai/`),
  * OpenAI's chat completions for every other provider and for gateways (OpenRouter included: it is
  * OpenAI-compatible, so `openrouter/anthropic/...` stays chat, as upstream's OpenRouter classes send
- * it), and the Responses API for the response classes. {@link httpClient} builds the client of a run,
+ * it), and the Responses API for the response classes (`extra/responses.ts`). {@link httpClient} builds the client of a run,
  * and of a check before one, in one way.
  *
  * @module
  */
-import { ConfigError } from "../errors.ts";
 import { type ConfigInput, resolveKeys } from "../config/keys.ts";
 import type { ChatClient, Model } from "../types.ts";
 import { resolvePath } from "../../lib/paths.ts";
@@ -42,7 +41,7 @@ const PROTOCOL_CLIENTS: Record<
 };
 
 /** The protocol litellm picks for a name (and `custom_llm_provider`), not behind a gateway. */
-function protocolOf(input: ConfigInput<typeof OPENAI_KEYS>): Protocol {
+export function protocolOf(input: ConfigInput<typeof OPENAI_KEYS>): Protocol {
   const name = typeof input.model_name === "string" ? input.model_name : "";
   const kwargs = input.model_kwargs;
   const custom = isPlainObject(kwargs) ? kwargs.custom_llm_provider : undefined;
@@ -67,30 +66,6 @@ export function chatClient(
   deps: HttpClientDeps,
 ): Promise<HttpChatClient> {
   return PROTOCOL_CLIENTS[deps.gateway === undefined ? protocolOf(input) : "chat"](input, deps);
-}
-
-/**
- * The client of a Responses API class (`POST <base_url>/responses`).
- *
- * @throws {ConfigError} for an Anthropic model, whose API has no `/responses`, or as the constructor does
- */
-export function responsesClient(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClientDeps): OpenAIClient {
-  const protocol = deps.gateway === undefined ? protocolOf(input) : "chat";
-  if (protocol === "bedrock" || protocol === "vertex") {
-    throw new ConfigError(
-      `Cannot configure model: "${input.model_name}" is served by ${
-        protocol === "bedrock" ? "Bedrock's Converse API" : "Vertex AI"
-      } here, which has no Responses API; use model_class litellm (tool calls) or litellm_textbased`,
-    );
-  }
-  if (protocol === "anthropic") {
-    throw new ConfigError(
-      `Cannot configure model: "${input.model_name}" is served by Anthropic's Messages API, which has no ` +
-        "Responses API; use model_class litellm (the Messages API, tool calls) or an OpenAI-compatible " +
-        "gateway's model name (openrouter/...)",
-    );
-  }
-  return new OpenAIClient(input, deps);
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * Which client a model config talks through (src/core/models/chat.ts), and a whole run of upstream's
+ * Which client a model config talks through (src/core/models/chat.ts, extra/responses.ts), and a whole run of upstream's
  * `litellm` class with an `anthropic/` model over the native API, through the CLI.
  */
 import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { AnthropicClient, messagesUrl } from "../../../src/core/models/extra/anthropic.ts";
-import { chatClient, responsesClient } from "../../../src/core/models/chat.ts";
+import { chatClient } from "../../../src/core/models/chat.ts";
+import { responsesClient } from "../../../src/core/models/extra/responses.ts";
 import { GATEWAYS } from "../../../src/core/models/extra/_gateways.ts";
 import { OpenAIClient } from "../../../src/core/models/openai.ts";
 import { startAnthropicServer } from "../../_support/anthropic_server.ts";

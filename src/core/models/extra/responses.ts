@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { FormatError } from "../../errors.ts";
+import { ConfigError, FormatError } from "../../errors.ts";
 import {
   BASH_FUNCTION,
   bashCall,
@@ -14,8 +14,15 @@ import {
   DEFAULT_TOOLCALL_FORMAT_ERROR,
   expandText,
 } from "../model.ts";
-import { httpConfig, httpDeps, multimodalRegex, responsesClient } from "../chat.ts";
-import type { OpenAIClient } from "../openai.ts";
+import {
+  type HttpClientDeps,
+  httpConfig,
+  httpDeps,
+  multimodalRegex,
+  type OPENAI_KEYS,
+  protocolOf,
+} from "../chat.ts";
+import { OpenAIClient } from "../openai.ts";
 import type { InputItem, ModelContext, ResponsesClient } from "../model_class.ts";
 import { renderTemplate } from "../../../lib/python/template/template.ts";
 import { type ConfigInput, resolveKeys } from "../../config/keys.ts";
@@ -36,6 +43,30 @@ import type { PyRegex } from "../../../lib/python/pyregex/pyregex.ts";
 
 export type { ParsedResponse } from "./_responses_body.ts";
 export type { InputItem, ResponsesClient };
+
+/**
+ * The client of a Responses API class (`POST <base_url>/responses`).
+ *
+ * @throws {ConfigError} for an Anthropic model, whose API has no `/responses`, or as the constructor does
+ */
+export function responsesClient(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClientDeps): OpenAIClient {
+  const protocol = deps.gateway === undefined ? protocolOf(input) : "chat";
+  if (protocol === "bedrock" || protocol === "vertex") {
+    throw new ConfigError(
+      `Cannot configure model: "${input.model_name}" is served by ${
+        protocol === "bedrock" ? "Bedrock's Converse API" : "Vertex AI"
+      } here, which has no Responses API; use model_class litellm (tool calls) or litellm_textbased`,
+    );
+  }
+  if (protocol === "anthropic") {
+    throw new ConfigError(
+      `Cannot configure model: "${input.model_name}" is served by Anthropic's Messages API, which has no ` +
+        "Responses API; use model_class litellm (the Messages API, tool calls) or an OpenAI-compatible " +
+        "gateway's model name (openrouter/...)",
+    );
+  }
+  return new OpenAIClient(input, deps);
+}
 
 /** The one tool, in the Responses API's flat shape (no nested `function`). */
 export const BASH_TOOL_RESPONSE: Json = { type: "function", ...BASH_FUNCTION };
