@@ -30,6 +30,15 @@ Deno.test("the Python-semantics library's share of a default run does not grow",
   assert(python.lines <= PYTHON_BUDGET.lines, `${python.lines} lines of src/lib/python loaded`);
 });
 
+Deno.test("a default run imports no node: module (Node's compatibility layer costs ~20 ms of start-up)", async () => {
+  const importers = [];
+  for (const path of loaded.keys()) {
+    const text = await Deno.readTextFile(new URL(`../${path}`, import.meta.url));
+    if (/^import [^;]*from "node:/m.test(text)) importers.push(path);
+  }
+  assertEquals(importers, []);
+});
+
 Deno.test("a default run loads no extra/ module", () => {
   assertEquals([...loaded.keys()].filter((path) => path.includes("/extra/")), []);
 });

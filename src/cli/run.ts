@@ -5,8 +5,8 @@
  * @module
  */
 import { runsOnHost } from "../core/environments/classes.ts";
-import { dirname, join } from "node:path";
 import { readUtf8File } from "../lib/text_file.ts";
+import { parentDir } from "../lib/paths.ts";
 import {
   RUN_FLAGS,
   RUN_SPEC,
@@ -60,8 +60,8 @@ async function freshWorkspace(config: ResolvedConfig, stamp: string, cwd: string
 
 /** The work tree `dir` is in (the nearest directory up that holds `.git`), if any. */
 async function enclosingRepository(dir: string): Promise<string | undefined> {
-  for (let d = dir, up = dirname(d);; d = up, up = dirname(d)) {
-    if (await Deno.lstat(join(d, ".git")).then(() => true, () => false)) return d;
+  for (let d = dir, up = parentDir(d);; d = up, up = parentDir(d)) {
+    if (await Deno.lstat(`${d === "/" ? "" : d}/.git`).then(() => true, () => false)) return d;
     if (up === d) return undefined;
   }
 }

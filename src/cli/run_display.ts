@@ -10,8 +10,7 @@ import { runsOnHost } from "../core/environments/classes.ts";
 import type { ResolvedConfig } from "../core/config/load.ts";
 import type { Host } from "../core/host.ts";
 import type { Environment, Message, StreamSink } from "../core/types.ts";
-import { resolve } from "node:path";
-import { resolvePath } from "../lib/paths.ts";
+import { absolutePath, resolvePath } from "../lib/paths.ts";
 import { Progress } from "./progress.ts";
 import { type RunFlags, RUNS_DIR } from "./run_flags.ts";
 import { shownPath } from "../lib/safe_text.ts";
@@ -25,7 +24,7 @@ import type { HeldRun } from "./summary.ts";
  */
 export function whereCommandsRun(cls: string, env: Environment, cwd: string): string {
   const dir = typeof env.config.cwd === "string" && env.config.cwd !== "" ? env.config.cwd : "/";
-  if (runsOnHost(cls)) return `${shownPath(resolve(cwd, dir), cwd)} (${cls})`;
+  if (runsOnHost(cls)) return `${shownPath(absolutePath(dir, cwd), cwd)} (${cls})`;
   const image = typeof env.config.image === "string" ? ` of ${env.config.image}` : "";
   const container = cls === "singularity" ? "a singularity sandbox" : `a ${cls} container`;
   return `${dir} in ${container}${image}`;
