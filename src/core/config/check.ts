@@ -146,33 +146,33 @@ function checkKeys(
   io: { warn: (line: string) => void; unknown: Found },
 ): void {
   for (const [key, value] of Object.entries(body)) {
-    const at = where(source, [...path, key]);
+    const at = () => where(source, [...path, key]); // for a message only: no scan of the file per key
     const name = [...path, key].join(".");
     if (key === selector) {
-      if (typeof value !== "string") throw new ConfigError(`Config key '${name}' in ${at} must be a string`);
-      continue;
+      if (typeof value === "string") continue;
+      throw new ConfigError(`Config key '${name}' in ${at()} must be a string`);
     }
     const def = keys[key];
     if (!def) {
       const nearest = nearestKey(key, Object.keys(keys));
-      io.unknown({ name, at, section: false, ...(nearest ? { nearest } : {}) });
+      io.unknown({ name, at: at(), section: false, ...(nearest ? { nearest } : {}) });
       continue;
     }
     const bad = invalidReason(def, value);
-    if (bad) throw new ConfigError(`Config key '${name}' in ${at} ${bad}`);
+    if (bad) throw new ConfigError(`Config key '${name}' in ${at()} ${bad}`);
     if (def.template && typeof value === "string") {
       try {
         checkTemplate(value);
       } catch (e) {
         if (!(e instanceof TemplateError)) throw e;
-        throw new ConfigError(`Config key '${name}' in ${at}: ${e.message}`);
+        throw new ConfigError(`Config key '${name}' in ${at()}: ${e.message}`);
       }
     }
     if (def.type === "section" && def.keys && isPlainObject(value)) {
       checkKeys(source, [...path, key], value, def.keys, undefined, io);
     }
     if (def.inert && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0)) {
-      io.warn(`warning: config key '${name}' (${at}) is not acted on by claudius: ${def.doc}`);
+      io.warn(`warning: config key '${name}' (${at()}) is not acted on by claudius: ${def.doc}`);
     }
   }
 }
