@@ -197,13 +197,13 @@ export function invalidReason(def: KeyDef, value: unknown): string | undefined {
     const kinds = [...new Set(def.anyOf.map((d) => TYPE_NAMES[d.type]))].join(" or ");
     return `must be ${kinds}, got ${stringifyPythonJson(redactSecrets(value)) ?? String(value)}`;
   }
-  const got = stringifyPythonJson(redactSecrets(value)) ?? String(value);
-  if (!typeOk(def.type, value)) return `must be ${TYPE_NAMES[def.type]}, got ${got}`;
+  const got = () => stringifyPythonJson(redactSecrets(value)) ?? String(value); // for a message only
+  if (!typeOk(def.type, value)) return `must be ${TYPE_NAMES[def.type]}, got ${got()}`;
   if (def.min !== undefined && typeof value === "number" && value < def.min) {
-    return `must be ${def.type === "int" ? "an integer" : "a number"} >= ${def.min}, got ${got}`;
+    return `must be ${def.type === "int" ? "an integer" : "a number"} >= ${def.min}, got ${got()}`;
   }
   if (def.values && typeof value === "string" && !def.values.includes(value)) {
-    return `must be one of ${def.values.join(", ")}, got ${got}`;
+    return `must be one of ${def.values.join(", ")}, got ${got()}`;
   }
   if (def.nonEmpty && Array.isArray(value) && value.length === 0) return "must not be empty";
   return (def.check as ((v: unknown) => string | undefined) | undefined)?.(value);
