@@ -6,7 +6,7 @@
  */
 import { runsOnHost } from "../core/environments/classes.ts";
 import { readUtf8File } from "../lib/text_file.ts";
-import { parentDir } from "../lib/paths.ts";
+import { absolutePath, parentDir } from "../lib/paths.ts";
 import {
   RUN_FLAGS,
   RUN_SPEC,
@@ -61,7 +61,7 @@ async function freshWorkspace(config: ResolvedConfig, stamp: string, cwd: string
 /** The work tree `dir` is in (the nearest directory up that holds `.git`), if any. */
 async function enclosingRepository(dir: string): Promise<string | undefined> {
   for (let d = dir, up = parentDir(d);; d = up, up = parentDir(d)) {
-    if (await Deno.lstat(`${d === "/" ? "" : d}/.git`).then(() => true, () => false)) return d;
+    if (await Deno.lstat(absolutePath(".git", d)).then(() => true, () => false)) return d;
     if (up === d) return undefined;
   }
 }

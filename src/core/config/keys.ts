@@ -187,6 +187,7 @@ function typeOk(type: KeyType, value: unknown): boolean {
  * shallowly here (their own keys are checked one by one by the caller).
  */
 export function invalidReason(def: KeyDef, value: unknown): string | undefined {
+  const got = () => stringifyPythonJson(redactSecrets(value)) ?? String(value); // for a message only
   if (def.anyOf) {
     // The reason of the kind the value has (a list's, for a list), else every kind named.
     const typed = def.anyOf.filter((d) => typeOk(d.type, value));
@@ -195,9 +196,8 @@ export function invalidReason(def: KeyDef, value: unknown): string | undefined {
       return reasons.includes(undefined) ? undefined : reasons[0];
     }
     const kinds = [...new Set(def.anyOf.map((d) => TYPE_NAMES[d.type]))].join(" or ");
-    return `must be ${kinds}, got ${stringifyPythonJson(redactSecrets(value)) ?? String(value)}`;
+    return `must be ${kinds}, got ${got()}`;
   }
-  const got = () => stringifyPythonJson(redactSecrets(value)) ?? String(value); // for a message only
   if (!typeOk(def.type, value)) return `must be ${TYPE_NAMES[def.type]}, got ${got()}`;
   if (def.min !== undefined && typeof value === "number" && value < def.min) {
     return `must be ${def.type === "int" ? "an integer" : "a number"} >= ${def.min}, got ${got()}`;

@@ -5,8 +5,8 @@
  * `custom_llm_provider: anthropic`), Bedrock's Converse API (`bedrock/`), Vertex AI (`vertex_ai/`),
  * OpenAI's chat completions for every other provider and for gateways (OpenRouter included: it is
  * OpenAI-compatible, so `openrouter/anthropic/...` stays chat, as upstream's OpenRouter classes send
- * it), and the Responses API for the response classes (`extra/responses.ts`). {@link httpClient} builds the client of a run,
- * and of a check before one, in one way.
+ * it), and the Responses API for the response classes (`extra/responses.ts`). {@link httpClient} builds
+ * the client of a run, and of a check before one, in one way.
  *
  * @module
  */

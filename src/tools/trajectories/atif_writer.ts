@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { absolutePath } from "../../lib/paths.ts";
 import { ConfigError } from "../../core/errors.ts";
 import { TRAJECTORY_FORMAT } from "../../core/trajectory.ts";
 import type { Json } from "../../core/types.ts";
@@ -78,14 +78,15 @@ export async function checkAtifPath(
   predecessor?: string,
 ): Promise<void> {
   const cannot = (why: string) => new ConfigError(`Cannot write run.atif_path '${path}': ${why}`);
-  const [target, own] = [resolve(cwd, path), resolve(cwd, trajectory)];
+  const [target, own] = [absolutePath(path, cwd), absolutePath(trajectory, cwd)];
   if (target === own || await sameFile(target, own)) {
     throw cannot(
       `it is the trajectory itself (${trajectory}), which the copy would replace; give another file`,
     );
   }
   if (
-    predecessor !== undefined && (target === resolve(cwd, predecessor) || await sameFile(target, predecessor))
+    predecessor !== undefined &&
+    (target === absolutePath(predecessor, cwd) || await sameFile(target, predecessor))
   ) {
     throw cannot(
       `it is the trajectory being resumed (${predecessor}), which is never changed; give another file`,

@@ -1,6 +1,6 @@
 /**
- * Which client a model config talks through (src/core/models/chat.ts, extra/responses.ts), and a whole run of upstream's
- * `litellm` class with an `anthropic/` model over the native API, through the CLI.
+ * Which client a model config talks through (src/core/models/chat.ts, extra/responses.ts), and a whole
+ * run of upstream's `litellm` class with an `anthropic/` model over the native API, through the CLI.
  */
 import { assert, assertEquals, assertThrows } from "../../_support/assert.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
