@@ -5,8 +5,10 @@
  *
  * - `<root>/lib/claudius/`: the program, bundled by `deno bundle --code-splitting` (main.js, the
  *   chunks each dynamic import loads when it runs, the npm packages inside them), the two worker
- *   modules bundled to their own paths, and a copy of `config/`; found from main.js by the one rule of
- *   `main.ts` (`programFile`). Nothing in it points back into the checkout or Deno's cache.
+ *   modules bundled to their own paths, a copy of `config/`, and the price database's data as JSON
+ *   (`genai_prices.json`, from the pinned package: what a run prices calls with, see
+ *   `core/models/price_db.ts`); found from main.js by the one rule of `main.ts` (`programFile`).
+ *   Nothing in it points back into the checkout or Deno's cache.
  * - `<root>/bin/claudius`: a shell script that runs the bundle with this Deno (its absolute path), the
  *   run task's V8 flags and permissions and `--no-config` (a `deno.json` near the bundle or the user's
  *   project is not read).
@@ -23,6 +25,7 @@
 import { FACE_VARIABLE, FACES } from "./face_names.ts";
 import { MAP_WORKER } from "../tools/trajectories/map_trajectories.ts";
 import { FILTER_WORKER } from "../batch/select.ts";
+import { DATA_FILE, packageData } from "../core/models/price_db.ts";
 
 /** The modules loaded by path rather than imported (workers): each a bundle entry of its own. */
 export const WORKER_MODULES: readonly string[] = [MAP_WORKER, FILTER_WORKER];
@@ -115,7 +118,7 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
-/** Bundle the checkout at `repo` into `dir` (fresh): main.js and its chunks, the workers, config/. */
+/** Bundle the checkout at `repo` into `dir` (fresh): main.js and its chunks, the workers, config/, the prices. */
 export async function bundleInto(deno: string, repo: string, dir: string): Promise<void> {
   const out = await new Deno.Command(deno, {
     // --keep-names: a class's name is an exit status (`Submitted`); the bundler renames clashing ones.
@@ -144,6 +147,8 @@ export async function bundleInto(deno: string, repo: string, dir: string): Promi
     if (!(await exists(js))) throw new Error(`Cannot bundle claudius: deno bundle did not write ${js}`);
   }
   await copyTree(`${repo}/config`, `${dir}/config`);
+  // The price database's data, for a run to parse as JSON instead of compiling the package's module.
+  await Deno.writeTextFile(`${dir}/${DATA_FILE}`, JSON.stringify(await packageData()));
 }
 
 /** The first `name` on `path` (a `PATH` value), or undefined. */

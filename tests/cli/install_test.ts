@@ -14,6 +14,8 @@ import {
   WORKER_MODULES,
   wrapperText,
 } from "../../src/cli/install.ts";
+import { DATA_FILE, packageData } from "../../src/core/models/price_db.ts";
+import { findPrice } from "../../src/core/models/_cost.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
@@ -116,6 +118,20 @@ Deno.test("an install stands on its own: checkout deleted, empty HOME and DENO_D
   );
   const submit = { content: "done", commands: ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"] };
   const key = { OPENAI_API_KEY: "sk-install-test-0123456789" };
+  // The prices come from the data file beside the bundle, the package's data as it is: with the
+  // package's own module moved away, the run still prices its calls (at the checkout's figures).
+  const lib = `${root}/lib/claudius`;
+  assertEquals(JSON.parse(await Deno.readTextFile(`${lib}/${DATA_FILE}`)), await packageData());
+  const pkg = [];
+  for await (const e of Deno.readDir(lib)) {
+    if (
+      e.name.endsWith(".js") && (await Deno.readTextFile(`${lib}/${e.name}`)).includes("REMOTE_DATA_JSON_URL")
+    ) {
+      pkg.push(e.name);
+    }
+  }
+  assertEquals(pkg.length, 1, `the package's module among the bundle's: ${pkg}`);
+  await Deno.rename(`${lib}/${pkg[0]}`, `${home}/${pkg[0]}`);
   const solo = await offline({
     cmd: `${bin}/claudius`,
     args: ["-t", "x", "-m", "openai/gpt-5-mini", "-o", `${home}/solo.traj.json`],
@@ -126,6 +142,12 @@ Deno.test("an install stands on its own: checkout deleted, empty HOME and DENO_D
   assertEquals([solo.code, solo.requests], [0, 2], solo.stderr);
   const t = JSON.parse(await Deno.readTextFile(`${home}/solo.traj.json`));
   assertEquals([t.info.exit_status, t.messages[3].extra.raw_output], ["Submitted", "hello\n"]);
+  await Deno.rename(`${home}/${pkg[0]}`, `${lib}/${pkg[0]}`);
+  // Two calls of the fake server's default usage (10 prompt, 5 completion tokens), at the price the
+  // checkout finds.
+  const price = (await findPrice("gpt-5-mini", "openai"))!.cost({ prompt_tokens: 10, completion_tokens: 5 })!;
+  assert(price > 0);
+  assertEquals(t.info.model_stats.instance_cost, price + price);
 
   const mini = await offline({
     cmd: `${bin}/mini`,

@@ -3,7 +3,7 @@
  * response names another model than the one configured (a gateway's alias answered by a real model),
  * that model's price in the database; else configured per-token prices times the token counts in
  * `usage`, else the database's price of the configured name (`@pydantic/genai-prices`, pinned in
- * deno.json, ~0.8 MB of JavaScript imported only when a run needs a price), else nothing for a local
+ * deno.json, read as `price_db.ts` says, only when a run needs a price), else nothing for a local
  * server (`hosted_vllm/`, `ollama/`, ...: free); and, with a cost limit set, a refusal before the first
  * call (or after the first call, for endpoints that might have reported cost) when no price can be known.
  *
@@ -13,6 +13,7 @@ import { ConfigError } from "../errors.ts";
 import type { Json } from "../types.ts";
 import type { Endpoint } from "./_presets.ts";
 import { PROVIDERS } from "./providers.ts";
+import { lookUp, type ModelPrice, type TokenCounts } from "./price_db.ts";
 
 /** Per-token prices in dollars (litellm's model-registry key names). */
 export interface Prices {
@@ -22,14 +23,6 @@ export interface Prices {
   cache_read_input_token_cost?: number;
   /** Price of a prompt token written to the provider's cache; defaults to `input_cost_per_token`. */
   cache_creation_input_token_cost?: number;
-}
-
-/** One call's token counts; `input` includes the cache reads and writes. */
-export interface TokenCounts {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
 }
 
 /** A token count: a finite number >= 0, or a string of digits (some servers send `"12"`). */
@@ -156,37 +149,23 @@ export async function findPrice(
   name: string,
   provider: string | undefined,
 ): Promise<PriceEntry | undefined> {
-  const { calcPrice } = await import("@pydantic/genai-prices");
   const providerId = provider === undefined ? undefined : PROVIDER_IDS[provider];
-  const options = providerId ? { providerId } : {};
-  // Vertex's OpenAI-compatible endpoint names Gemini `google/gemini-...`; the database names it without.
-  const model =
-    calcPrice({ input_tokens: 1, output_tokens: 1 }, name, options) === null && name.startsWith("google/")
-      ? name.slice("google/".length)
-      : name;
-  const probe = calcPrice({ input_tokens: 1, output_tokens: 1 }, model, options);
-  if (probe === null) return undefined;
-  // Later calls skip the search: the provider narrowed to the one matched model.
-  const only = { ...probe.provider, models: [probe.model] };
+  const key = `${providerId ?? ""}/${name}`;
+  let found = LOOKUPS.get(key);
+  if (!found) LOOKUPS.set(key, found = lookUp(name, providerId));
+  const priced = await found;
+  if (priced === undefined) return undefined;
   return {
-    name: `${probe.provider.id}/${probe.model.id}`,
+    name: priced.name,
     cost(usage) {
       const counts = tokenCounts(usage);
-      if (counts === undefined) return undefined;
-      const price = calcPrice(
-        {
-          input_tokens: counts.input,
-          output_tokens: counts.output,
-          cache_read_tokens: counts.cacheRead,
-          cache_write_tokens: counts.cacheWrite,
-        },
-        model,
-        { provider: only },
-      );
-      return price?.total_price;
+      return counts && priced.price(counts, new Date());
     },
   };
 }
+
+/** The lookups of this process, by provider id and name: a batch's episodes look a model up once. */
+const LOOKUPS = new Map<string, Promise<ModelPrice | undefined>>();
 
 /** A model name without the provider prefixes that may lead it (`openrouter/anthropic/x` -> `x`). */
 const bare = (name: string) => name.slice(name.lastIndexOf("/") + 1).toLowerCase();
