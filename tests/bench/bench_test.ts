@@ -122,6 +122,12 @@ Deno.test("every deno.json task that starts claudius gives it the run task's V8 
   }
 });
 
+Deno.test("the README's bare deno run line names the run task's V8 flags", () => {
+  const readme = Deno.readTextFileSync(new URL("../../README.md", import.meta.url));
+  const flags = runFlags().find((f) => f.startsWith("--v8-flags="))!.slice("--v8-flags=".length);
+  assert(readme.includes(`DENO_V8_FLAGS=${flags}\``), `README.md lacks DENO_V8_FLAGS=${flags}`);
+});
+
 Deno.test("the tasks that run claudius from source load dynamic imports lazily; compile and deno.json do not", () => {
   const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url)));
   const tasks: Record<string, string> = config.tasks;
