@@ -77,14 +77,27 @@ export async function packageData(): Promise<DbProvider[]> {
   return (await waitForUpdate() ?? []) as DbProvider[];
 }
 
-/** The database's providers: the installed data file beside this module, else the package's own data. */
-export async function loadProviders(): Promise<DbProvider[]> {
+/**
+ * The database's providers: the installed data file beside this module, else the package's own data.
+ *
+ * @param file the data file (a test's; default: {@link DATA_FILE} beside this module)
+ * @throws {Error} naming the file, when it is there but unreadable or not the data (a damaged install)
+ */
+export async function loadProviders(
+  file: URL = new URL(`./${DATA_FILE}`, import.meta.url),
+): Promise<DbProvider[]> {
+  let data: unknown;
   try {
-    return JSON.parse(await Deno.readTextFile(new URL(`./${DATA_FILE}`, import.meta.url)));
+    data = JSON.parse(await Deno.readTextFile(file));
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    if (e instanceof Deno.errors.NotFound) return await packageData();
+    data = e;
   }
-  return await packageData();
+  if (Array.isArray(data)) return data;
+  const why = data instanceof Error ? data.message : "not a list of providers";
+  throw new Error(
+    `Cannot read the price database ${file.pathname}: ${why}; deno task install writes it (run it again)`,
+  );
 }
 
 const matches = (p: NamePattern, name: string): boolean =>

@@ -4,7 +4,7 @@
  * name, and the same dollars, to the bit, for token counts across the cache and tier boundaries and at
  * times across every dated and time-of-day price.
  */
-import { assert, assertEquals } from "../../_support/assert.ts";
+import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
 import { calcPrice, waitForUpdate } from "@pydantic/genai-prices";
 import type { Provider } from "@pydantic/genai-prices";
 import { callPrice, findModel, loadProviders, pricesAt } from "../../../src/core/models/price_db.ts";
@@ -268,5 +268,25 @@ Deno.test("findModel() matches patterns as the package does where the data has n
     });
     const mine = findModel([provider as Data[number]], name, "made-up");
     assertEquals(mine?.model.id ?? null, r?.model.id ?? null, name);
+  }
+});
+
+Deno.test("loadProviders(): a damaged data file is one error naming it; none is the package's data", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = new URL(`file://${dir}/genai_prices.json`);
+    assertEquals(await loadProviders(file), await waitForUpdate());
+    await Deno.writeTextFile(file, '[{"id": "openai", "mod');
+    await assertRejects(
+      () => loadProviders(file),
+      Error,
+      `Cannot read the price database ${dir}/genai_prices.json: `,
+    );
+    await Deno.writeTextFile(file, "{}");
+    await assertRejects(() => loadProviders(file), Error, "not a list of providers; deno task install writes it");
+    await Deno.writeTextFile(file, JSON.stringify([{ id: "only", models: [] }]));
+    assertEquals(await loadProviders(file), [{ id: "only", models: [] }]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
