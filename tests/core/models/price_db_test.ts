@@ -283,7 +283,11 @@ Deno.test("loadProviders(): a damaged data file is one error naming it; none is 
       `Cannot read the price database ${dir}/genai_prices.json: `,
     );
     await Deno.writeTextFile(file, "{}");
-    await assertRejects(() => loadProviders(file), Error, "not a list of providers; deno task install writes it");
+    await assertRejects(
+      () => loadProviders(file),
+      Error,
+      "not a list of providers; deno task install writes it",
+    );
     await Deno.writeTextFile(file, JSON.stringify([{ id: "only", models: [] }]));
     assertEquals(await loadProviders(file), [{ id: "only", models: [] }]);
   } finally {
