@@ -26,6 +26,7 @@ import { FACE_VARIABLE, FACES } from "./face_names.ts";
 import { MAP_WORKER } from "../tools/trajectories/map_trajectories.ts";
 import { FILTER_WORKER } from "../batch/select.ts";
 import { DATA_FILE, packageData } from "../core/models/price_db.ts";
+import { priceTable } from "../core/models/price_table.ts";
 
 /** The modules loaded by path rather than imported (workers): each a bundle entry of its own. */
 export const WORKER_MODULES: readonly string[] = [MAP_WORKER, FILTER_WORKER];
@@ -148,7 +149,8 @@ export async function bundleInto(deno: string, repo: string, dir: string): Promi
   }
   await copyTree(`${repo}/config`, `${dir}/config`);
   // The price database's data, for a run to parse as JSON instead of compiling the package's module.
-  await Deno.writeTextFile(`${dir}/${DATA_FILE}`, JSON.stringify(await packageData()));
+  const data = { table: priceTable(), providers: await packageData() };
+  await Deno.writeTextFile(`${dir}/${DATA_FILE}`, JSON.stringify(data));
 }
 
 /** The first `name` on `path` (a `PATH` value), or undefined. */

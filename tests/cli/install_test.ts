@@ -16,6 +16,7 @@ import {
 } from "../../src/cli/install.ts";
 import { DATA_FILE, packageData } from "../../src/core/models/price_db.ts";
 import { findPrice } from "../../src/core/models/_cost.ts";
+import { priceTable } from "../../src/core/models/price_table.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
@@ -122,7 +123,9 @@ Deno.test("an install stands on its own: checkout deleted, empty HOME and DENO_D
   // The prices come from the data file beside the bundle, the package's data as it is: with the
   // package's own module moved away, the run still prices its calls (at the checkout's figures).
   const lib = `${root}/lib/claudius`;
-  assertEquals(JSON.parse(await Deno.readTextFile(`${lib}/${DATA_FILE}`)), await packageData());
+  const data = JSON.parse(await Deno.readTextFile(`${lib}/${DATA_FILE}`));
+  assertEquals(data, { table: priceTable(), providers: await packageData() });
+  assertMatch(data.table, /^@pydantic\/genai-prices \d+\.\d+\.\d+$/);
   const pkg = [];
   for await (const e of Deno.readDir(lib)) {
     if (
@@ -182,6 +185,9 @@ Deno.test("an install stands on its own: checkout deleted, empty HOME and DENO_D
     `${home}/b`,
   ]);
   assertEquals(batch.code, 0, batch.stderr);
+  // The installed program's record names the price table's version too (from its data file).
+  const record = JSON.parse(await Deno.readTextFile(`${home}/b/run.json`));
+  assertEquals(record.invocations.at(-1).price_table, data.table);
   await Deno.mkdir(`${home}/many`);
   for (let i = 0; i < 40; i++) await Deno.copyFile(`${home}/solo.traj.json`, `${home}/many/s${i}.traj.json`);
   const stats = await run(`${bin}/claudius`, ["stats", "--json", `${home}/many`]);

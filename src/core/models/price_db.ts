@@ -71,7 +71,10 @@ export interface ModelPrice {
 /** The data file `deno task install` writes beside the program's modules. */
 export const DATA_FILE = "genai_prices.json";
 
-/** The database's providers, from the package itself (what `deno task install` writes to {@link DATA_FILE}). */
+/**
+ * The database's providers, from the package itself: what `deno task install` writes to {@link DATA_FILE},
+ * as `{"table": "<package> <version>", "providers": [...]}` (the table first, for `priceTable()` to read).
+ */
 export async function packageData(): Promise<DbProvider[]> {
   const { waitForUpdate } = await import("@pydantic/genai-prices");
   return (await waitForUpdate() ?? []) as DbProvider[];
@@ -93,8 +96,9 @@ export async function loadProviders(
     if (e instanceof Deno.errors.NotFound) return await packageData();
     data = e;
   }
-  if (Array.isArray(data)) return data;
-  const why = data instanceof Error ? data.message : "not a list of providers";
+  const providers = (data as { providers?: unknown } | null)?.providers;
+  if (Array.isArray(providers)) return providers;
+  const why = data instanceof Error ? data.message : "no list of providers";
   throw new Error(
     `Cannot read the price database ${file.pathname}: ${why}; deno task install writes it (run it again)`,
   );

@@ -282,13 +282,13 @@ Deno.test("loadProviders(): a damaged data file is one error naming it; none is 
       Error,
       `Cannot read the price database ${dir}/genai_prices.json: `,
     );
-    await Deno.writeTextFile(file, "{}");
+    await Deno.writeTextFile(file, "[]");
     await assertRejects(
       () => loadProviders(file),
       Error,
-      "not a list of providers; deno task install writes it",
+      "no list of providers; deno task install writes it",
     );
-    await Deno.writeTextFile(file, JSON.stringify([{ id: "only", models: [] }]));
+    await Deno.writeTextFile(file, JSON.stringify({ table: "t", providers: [{ id: "only", models: [] }] }));
     assertEquals(await loadProviders(file), [{ id: "only", models: [] }]);
   } finally {
     await Deno.remove(dir, { recursive: true });
