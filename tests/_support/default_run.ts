@@ -11,11 +11,11 @@ const ROOT = new URL("../..", import.meta.url);
 /**
  * The most a default run may load of claudius's own code outside `src/lib/python`. Issue 28's target
  * is {@link CONTROL_TARGET}; this is where the control stands now, so that it does not grow back. The
- * price database's rules (`src/core/models/price_db.ts`, 247 lines) count since a run reads the
+ * price database's rules (`src/core/models/price_db.ts`, 248 lines) count since a run reads the
  * database's data rather than compiling its 31,984-line module: 10,730 lines before; the deadlines'
  * shared timer (`src/lib/timers.ts`, +43 lines) since one timer per deadline leaked a batch's memory.
  */
-export const CONTROL_BUDGET = { files: 66, lines: 10_999 } as const;
+export const CONTROL_BUDGET = { files: 66, lines: 11_000 } as const;
 
 /** Issue 28's budget of the control, not met yet (see src/README.md, The control). */
 export const CONTROL_TARGET = { files: 60, lines: 8_000 } as const;

@@ -71,6 +71,9 @@ export interface ModelPrice {
 /** The data file `deno task install` writes beside the program's modules. */
 export const DATA_FILE = "genai_prices.json";
 
+/** Where runs look for {@link DATA_FILE}: beside this module (in the installed program, its bundle). */
+export const DATA_URL: URL = new URL(`./${DATA_FILE}`, import.meta.url);
+
 /**
  * The database's providers, from the package itself: what `deno task install` writes to {@link DATA_FILE},
  * as `{"table": "<package> <version>", "providers": [...]}` (the table first, for `priceTable()` to read).
@@ -83,12 +86,10 @@ export async function packageData(): Promise<DbProvider[]> {
 /**
  * The database's providers: the installed data file beside this module, else the package's own data.
  *
- * @param file the data file (a test's; default: {@link DATA_FILE} beside this module)
+ * @param file the data file (a test's; default: {@link DATA_URL})
  * @throws {Error} naming the file, when it is there but unreadable or not the data (a damaged install)
  */
-export async function loadProviders(
-  file: URL = new URL(`./${DATA_FILE}`, import.meta.url),
-): Promise<DbProvider[]> {
+export async function loadProviders(file: URL = DATA_URL): Promise<DbProvider[]> {
   let data: unknown;
   try {
     data = JSON.parse(await Deno.readTextFile(file));

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { DATA_FILE } from "./price_db.ts";
+import { DATA_URL } from "./price_db.ts";
 
 /** The package of the price table. */
 const PACKAGE = "@pydantic/genai-prices";
@@ -37,7 +37,7 @@ export function priceTable(): string {
 function installedTable(): string | undefined {
   let file: Deno.FsFile | undefined;
   try {
-    file = Deno.openSync(new URL(`./${DATA_FILE}`, import.meta.url));
+    file = Deno.openSync(DATA_URL);
     const head = new Uint8Array(200);
     const n = file.readSync(head) ?? 0;
     return /^\{"table":"([^"]+)"/.exec(new TextDecoder().decode(head.subarray(0, n)))?.[1];
