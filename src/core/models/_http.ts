@@ -16,7 +16,7 @@ import { type ApiKey, type ModelKwargs, readModelKwargs } from "./_kwargs.ts";
 import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_keys.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { PROVIDERS } from "./providers.ts";
-import { abortableSleep, type RetryPolicy, type TransientError } from "./_retry.ts";
+import type { RetryPolicy, TransientError } from "./_retry.ts";
 import type { StreamSink } from "../types.ts";
 
 /** What an HTTP client needs from the outside world. */
@@ -116,7 +116,7 @@ export function httpSetup(input: ConfigInput<typeof OPENAI_KEYS>, deps: HttpClie
     attempts: config.retry_attempts,
     baseDelayMs: 1000 * config.retry_base_delay,
     maxDelayMs: 1000 * config.retry_max_delay,
-    sleep: deps.sleep ?? abortableSleep,
+    ...(deps.sleep ? { sleep: deps.sleep } : {}),
     random: deps.random ?? Math.random,
     log: (line) => log(redact(line)),
     advice: (error) => retryAdvice(error, endpoint),

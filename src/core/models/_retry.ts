@@ -1,6 +1,7 @@
 /**
  * Retries with exponential backoff and full jitter, honouring `Retry-After`, for transient failures
- * only. Anything not marked {@link TransientError} propagates at once.
+ * only. Anything not marked {@link TransientError} propagates at once. Loaded at a request's first
+ * failure (`_transport.ts`): a run whose requests all succeed never loads it.
  *
  * @module
  */
@@ -62,7 +63,8 @@ export interface RetryPolicy {
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Waits between attempts; absent: {@link abortableSleep}. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   log: (line: string) => void;
   /** What to check about a failure, appended to its retry and give-up lines (`check model.base_url`). */
@@ -72,63 +74,68 @@ export interface RetryPolicy {
 }
 
 /**
- * Run `attempt` until it succeeds, throws a non-transient error, or the attempts run out. The delay
- * before retry n (1-based) is `random() * min(maxDelay, baseDelay * 2^(n-1))`, or the delay the
- * server asked for (see {@link parseRetryAfter}) capped at `maxDelay`. Each retry logs one line.
+ * Go on after a first attempt failed with `failed`: try again until an attempt succeeds, throws a
+ * non-transient error, or the attempts run out. The delay before retry n (1-based) is
+ * `random() * min(maxDelay, baseDelay * 2^(n-1))`, or the delay the server asked for (see
+ * {@link parseRetryAfter}) capped at `maxDelay`. Each retry logs one line.
  *
  * @param what names the operation in log lines and errors (e.g. `http://host/v1/chat/completions`)
- * @param attempt one try; `n` is 1-based
+ * @param attempt one more try
  * @param policy attempts, delays and injected effects
  * @param signal aborts at once, also during a backoff sleep; the rejection is its reason
+ * @param failed what the first attempt threw
  * @throws {ApiError} when every attempt failed transiently (the last failure is the cause)
  */
 export async function retry<T>(
   what: string,
-  attempt: (n: number) => Promise<T>,
+  attempt: () => Promise<T>,
   policy: RetryPolicy,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  failed: unknown,
 ): Promise<T> {
   const contact = policy.contact;
+  let error = failed;
   for (let n = 1;; n++) {
+    if (!(error instanceof TransientError)) {
+      if (contact && error instanceof ApiError && error.status > 0) contact.answered = true;
+      throw error;
+    }
+    if (contact && error.unreachable === undefined) contact.answered = true;
+    const check = error.advice ?? policy.advice?.(error);
+    const advice = check ? `; ${check}` : "";
+    const firstContact = contact !== undefined && !contact.answered && error.unreachable !== undefined;
+    const attempts = firstContact ? Math.min(policy.attempts, FIRST_CONTACT_ATTEMPTS) : policy.attempts;
+    if (n >= attempts) {
+      const first = firstContact && attempts < policy.attempts
+        ? " (a first request that finds no server)"
+        : "";
+      throw new ApiError(
+        `Cannot query model: giving up after ${n} attempt${
+          n === 1 ? "" : "s"
+        }${first} to ${what}: ${error.message}${advice}`,
+        error.status,
+        { cause: error },
+      );
+    }
+    let delay = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
+    let note = "";
+    if (error.retryAfter !== undefined) {
+      delay = Math.min(error.retryAfter.ms, policy.maxDelayMs);
+      note = ` (server asked for ${seconds(error.retryAfter.ms)} s via ${error.retryAfter.header})`;
+    }
+    policy.log(
+      `Retrying model query to ${what} in ${seconds(delay)} s${note}, attempt ${
+        n + 1
+      }/${attempts}: ${error.message}${advice}`,
+    );
+    await (policy.sleep ?? abortableSleep)(delay, signal);
     signal?.throwIfAborted();
     try {
-      const result = await attempt(n);
+      const result = await attempt();
       if (contact) contact.answered = true;
       return result;
-    } catch (error) {
-      if (!(error instanceof TransientError)) {
-        if (contact && error instanceof ApiError && error.status > 0) contact.answered = true;
-        throw error;
-      }
-      if (contact && error.unreachable === undefined) contact.answered = true;
-      const check = error.advice ?? policy.advice?.(error);
-      const advice = check ? `; ${check}` : "";
-      const firstContact = contact !== undefined && !contact.answered && error.unreachable !== undefined;
-      const attempts = firstContact ? Math.min(policy.attempts, FIRST_CONTACT_ATTEMPTS) : policy.attempts;
-      if (n >= attempts) {
-        const first = firstContact && attempts < policy.attempts
-          ? " (a first request that finds no server)"
-          : "";
-        throw new ApiError(
-          `Cannot query model: giving up after ${n} attempt${
-            n === 1 ? "" : "s"
-          }${first} to ${what}: ${error.message}${advice}`,
-          error.status,
-          { cause: error },
-        );
-      }
-      let delay = policy.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
-      let note = "";
-      if (error.retryAfter !== undefined) {
-        delay = Math.min(error.retryAfter.ms, policy.maxDelayMs);
-        note = ` (server asked for ${seconds(error.retryAfter.ms)} s via ${error.retryAfter.header})`;
-      }
-      policy.log(
-        `Retrying model query to ${what} in ${seconds(delay)} s${note}, attempt ${
-          n + 1
-        }/${attempts}: ${error.message}${advice}`,
-      );
-      await policy.sleep(delay, signal);
+    } catch (next) {
+      error = next;
     }
   }
 }

@@ -1,17 +1,15 @@
 /**
  * One HTTP exchange with an OpenAI-compatible endpoint: a POST with a deadline, a redirect followed at
- * most once, a response body read up to a cap, and the answer sorted into a result, a failure another
- * attempt may fix ({@link TransientError}) or one it will not ({@link ApiError}). Retrying is the
- * caller's (see `_retry.ts`).
+ * most once, a response body read up to a cap, and the answer parsed into a result. A failure is sorted
+ * by `_failures.ts` into one another attempt may fix or one it will not, and retried by `_retry.ts`:
+ * both load at the first failure.
  *
  * @module
  */
 import { ApiError } from "../errors.ts";
 import type { Json, StreamSink } from "../types.ts";
-import { parseRetryAfter, retry, retryableStatus, type RetryPolicy, TransientError } from "./_retry.ts";
+import type { RetryPolicy } from "./_retry.ts";
 import { after } from "../../lib/timers.ts";
-import { MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
-import { isPlainObject } from "../../lib/json.ts";
 
 /** What a {@link Transport} needs. */
 export interface TransportOptions {
@@ -43,11 +41,6 @@ export interface TransportOptions {
     Record<string, string>
   >;
 }
-
-const NO_RETRY_HINT: Record<number, string> = {
-  404: " (check model.model_name and model.base_url)",
-  422: " (check model.model_kwargs)",
-};
 
 /**
  * Sends requests to one endpoint, one attempt per call.
@@ -89,14 +82,22 @@ export class Transport {
   }
 
   /** {@link attempt} under `policy`'s retries: what the attempt that succeeded parsed. */
-  send<T>(
+  async send<T>(
     url: string,
     body: string | Uint8Array<ArrayBuffer> | Blob,
     parse: (text: string | Json) => T,
     policy: RetryPolicy,
     signal?: AbortSignal,
   ): Promise<T> {
-    return retry(url, () => this.attempt(url, body, parse, signal), policy, signal);
+    signal?.throwIfAborted();
+    const again = () => this.attempt(url, body, parse, signal);
+    try {
+      const result = await again();
+      if (policy.contact) policy.contact.answered = true;
+      return result;
+    } catch (error) {
+      return await (await import("./_retry.ts")).retry(url, again, policy, signal, error);
+    }
   }
 
   /** {@link attempt}, `redirected` when this is the resend after a redirect (another is refused). */
@@ -108,16 +109,19 @@ export class Transport {
     redirected: boolean,
   ): Promise<T> {
     const { status, headers, text } = await this.#post(url, body, signal);
-    if (status >= 300 && status <= 399) {
-      const target = redirectTarget(url, status, headers.get("location"), redirected);
-      return await this.#exchange(target, body, parse, signal, true);
+    if (status < 200 || status > 299) {
+      const failures = await import("./_failures.ts");
+      if (status <= 399 && status >= 300) {
+        const target = failures.redirectTarget(url, status, headers.get("location"), redirected);
+        return await this.#exchange(target, body, parse, signal, true);
+      }
+      throw failures.statusError(this.#o, url, status, headers, String(text));
     }
-    if (status < 200 || status > 299) throw this.#statusError(url, status, headers, String(text));
     try {
       return parse(text);
     } catch (error) {
       // Not JSON, or the provider's error object: nothing was served, so another attempt buys nothing twice.
-      throw this.#bodyError(error, status) ?? error;
+      throw (await import("./_failures.ts")).bodyError(this.#o, error, status) ?? error;
     }
   }
 
@@ -143,9 +147,9 @@ export class Transport {
       return { status: response.status, text };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (deadline.aborted) throw new TransientError(`no answer within ${timeoutMs / 1000} s`);
       if (error instanceof ApiError) throw error;
-      throw this.#networkError(error);
+      const { networkError, unanswered } = await import("./_failures.ts");
+      throw deadline.aborted ? unanswered(timeoutMs) : networkError(this.#o, error);
     }
   }
 
@@ -188,102 +192,21 @@ export class Transport {
       } else text = await new Response(received).text();
       return { status, headers, text };
     } catch (error) {
-      throw this.#fetchError(error, status, signal, controller.signal.aborted);
+      const timedOut = controller.signal.aborted;
+      if (signal?.aborted) throw signal.reason;
+      throw (await import("./_failures.ts")).fetchError(
+        this.#o,
+        error,
+        status,
+        signal,
+        timedOut,
+        decoding?.BodyDecodeError,
+      );
     } finally {
       cancelDeadline?.();
       signal?.removeEventListener("abort", onAbort);
     }
   }
-
-  /** What a failed request throws: the caller's abort reason, or the error another attempt may fix or not. */
-  #fetchError(error: unknown, status: number, signal: AbortSignal | undefined, timedOut: boolean): unknown {
-    if (signal?.aborted) return signal.reason;
-    // ApiError: not worth another attempt; TransientError: a `sign` hook's own (a token endpoint's 5xx).
-    if (error instanceof ApiError || error instanceof TransientError) return error;
-    if (decoding && error instanceof decoding.BodyDecodeError) {
-      const message = this.#o.redact(oneLine(error.message));
-      return error.retryable ? new TransientError(message, status) : new ApiError(message, status);
-    }
-    const bodyError = this.#bodyError(error, status);
-    if (bodyError) return bodyError;
-    if (timedOut) {
-      return new TransientError(
-        `no complete response within ${this.#o.timeoutMs / 1000} s (model.request_timeout)`,
-      );
-    }
-    return this.#networkError(error);
-  }
-
-  /** A failed `fetch` as a retryable error; a server refusing connections or a name not found is marked. */
-  #networkError(error: unknown): TransientError {
-    const { said, unreachable } = networkFailure(error, this.#o.redact);
-    return new TransientError(`network error: ${said}`, 0, undefined, {
-      cause: error,
-      ...(unreachable ? { unreachable } : {}),
-    });
-  }
-
-  /** A body that is not JSON (retried), or a provider's error object in it; undefined for other errors. */
-  #bodyError(error: unknown, status: number): Error | undefined {
-    if (error instanceof MalformedBodyError) return new TransientError(this.#o.redact(error.message), status);
-    if (error instanceof ProviderErrorBody) return this.#providerError(error, status);
-    return undefined;
-  }
-
-  /** A provider's error object (in a 200 body or a stream): retried unless its code is another 4xx. */
-  #providerError(error: ProviderErrorBody, status: number): Error {
-    const code = error.code;
-    const what = this.#o.redact(error.message);
-    if (code === undefined || retryableStatus(code)) {
-      return new TransientError(what, code ?? status);
-    }
-    return new ApiError(`Cannot query model: ${what} (code ${code})${NO_RETRY_HINT[code] ?? ""}`, code);
-  }
-
-  #statusError(url: string, status: number, headers: Headers, text: string): Error {
-    const detail = this.#o.redact(providerMessage(text));
-    const what = `HTTP ${status} from ${url}${detail === "" ? "" : `: ${detail}`}`;
-    if (retryableStatus(status)) {
-      return new TransientError(what, status, parseRetryAfter(headers));
-    }
-    if (status === 401 || status === 403) {
-      return new ApiError(
-        `Cannot query model: HTTP ${status} from ${this.#o.baseUrl} (${this.#o.authHint})${
-          detail === "" ? "" : `: ${detail}`
-        }`,
-        status,
-      );
-    }
-    return new ApiError(`Cannot query model: ${what}${NO_RETRY_HINT[status] ?? ""}`, status);
-  }
-}
-
-/**
- * Where a redirect may be followed: a 307 or 308 to the same origin, once (the caller resends the
- * body whole, as a stream cannot be redelivered). Anything else fails at once: a POST cannot follow
- * 301/302/303, and neither the key nor the conversation goes to a host the config does not name.
- *
- * @throws {ApiError} naming the new location and the `base_url` to set
- */
-function redirectTarget(url: string, status: number, location: string | null, again: boolean): string {
-  const target = location === null ? null : URL.parse(location, url);
-  if (target === null) {
-    throw new ApiError(`Cannot query model: HTTP ${status} from ${url} with no redirect to follow`, status);
-  }
-  const why = again
-    ? "redirected again"
-    : status !== 307 && status !== 308
-    ? "a POST cannot follow it"
-    : target.origin !== new URL(url).origin
-    ? "another origin: the key and the conversation stay with the configured one"
-    : undefined;
-  if (why === undefined) return target.href;
-  const path = target.pathname.replace(/\/(?:chat\/completions|responses|v1\/messages)\/?$/, "");
-  throw new ApiError(
-    `Cannot query model: HTTP ${status} from ${url} redirects to ${target.href} (${why}); ` +
-      `set model.base_url to ${target.origin}${path}${target.search}`,
-    status,
-  );
 }
 
 /** `extra/_decode.ts`, once a body came encoded (no `BodyDecodeError` can exist before). */
@@ -339,39 +262,4 @@ function cappedBody(
       },
     }),
   );
-}
-
-/** The provider's error text: `error.message`, `message`, `detail`, or the raw body, on one line. */
-function providerMessage(text: string): string {
-  let data: Json;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return oneLine(text);
-  }
-  if (isPlainObject(data)) {
-    const error = data.error;
-    for (const candidate of [isPlainObject(error) ? error.message : error, data.message, data.detail]) {
-      if (typeof candidate === "string") return oneLine(candidate);
-    }
-  }
-  return oneLine(text);
-}
-
-/** Why a `fetch` failed, in one line, and whether no server answered (its cause's message `redact`ed). */
-export function networkFailure(error: unknown, redact = (t: string) => t): {
-  said: string;
-  unreachable: "refused" | "dns" | undefined;
-} {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  const message = (cause instanceof Error ? cause.message : String(cause))
-    .replace(/^error sending request .*?: (?=client error)/, "");
-  const dns = /dns error: (?:failed to lookup address information: )?(.*)/i.exec(message);
-  const unreachable = /connection refused/i.test(message) ? "refused" : dns ? "dns" : undefined;
-  const said = unreachable === "refused"
-    ? "connection refused"
-    : dns
-    ? `host name not found (DNS: ${dns[1]})`
-    : redact(oneLine(message));
-  return { said, unreachable };
 }

@@ -12,7 +12,7 @@
 import { ApiError, ConfigError } from "../../errors.ts";
 import { GOOGLE_CREDENTIALS } from "../providers.ts";
 import { TransientError } from "../_retry.ts";
-import { networkFailure } from "../_transport.ts";
+import { networkFailure } from "../_failures.ts";
 
 /** The scope litellm asks for. */
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
