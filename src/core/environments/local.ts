@@ -15,7 +15,6 @@ import { runCommand } from "../../lib/process.ts";
 import { killGroups, killMarked, RUN_MARK_VARIABLE } from "../../lib/process_groups.ts";
 import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
-import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { withoutBashEnv } from "./bash_env.ts";
 import { EnvironmentLost, exitMessage } from "../errors.ts";
 
@@ -120,11 +119,17 @@ export class LocalEnvironment implements Environment {
     this.#running.add(run);
     try {
       const r = await run;
-      if (r.timedOut) {
-        return failure(r.output, "TimeoutExpired", `Command '${command}' timed out after ${timeout} seconds`);
-      }
-      if (r.aborted || (r.signal !== null && await abortedWithin(signal))) {
-        return failure(r.output, "Interrupted", "interrupted");
+      if (r.timedOut || r.aborted || r.signal !== null) {
+        // A command that did not end by itself: upstream's wording, loaded at the first one.
+        const { abortedWithin, failure } = await import("./_failure.ts");
+        if (r.timedOut) {
+          return failure(
+            r.output,
+            "TimeoutExpired",
+            `Command '${command}' timed out after ${timeout} seconds`,
+          );
+        }
+        if (r.aborted || await abortedWithin(signal)) return failure(r.output, "Interrupted", "interrupted");
       }
       return {
         output: r.output,
@@ -137,6 +142,7 @@ export class LocalEnvironment implements Environment {
         throw new EnvironmentLost(exitMessage("EnvironmentLost", "", why));
       }
       const message = e instanceof Error ? e.message.replaceAll("\n", " ") : String(e);
+      const { failure, pythonName } = await import("./_failure.ts");
       return failure("", pythonName(e), message);
     } finally {
       this.#running.delete(run);
