@@ -12,7 +12,7 @@ import type { EnvironmentContext } from "./environment_class.ts";
 export { COMMON_ENVIRONMENT_KEYS, LOCAL_KEYS };
 import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../types.ts";
 import { runCommand } from "../../lib/process.ts";
-import { killGroups, killMarked, RUN_MARK_VARIABLE } from "../../lib/process_groups.ts";
+import { killLeftovers, RUN_MARK_VARIABLE } from "../../lib/process_groups.ts";
 import { OrphanGuard } from "../../lib/orphan_guard.ts";
 import { probeUname, type Uname } from "./_uname.ts";
 import { withoutBashEnv } from "./bash_env.ts";
@@ -169,9 +169,9 @@ export class LocalEnvironment implements Environment {
     this.#closing.abort();
     this.#closing = new AbortController();
     await Promise.allSettled([...this.#running]);
-    await killGroups(this.#groups);
+    const groups = [...this.#groups];
     this.#groups.clear();
-    if (this.#marked) await killMarked(this.#mark);
+    await killLeftovers(groups, this.#marked ? this.#mark : undefined);
     await this.#guard.close();
   }
 }
