@@ -14,8 +14,10 @@ const ROOT = new URL("../..", import.meta.url);
  * price database's rules (`src/core/models/price_db.ts`, 248 lines) count since a run reads the
  * database's data rather than compiling its 31,984-line module: 10,730 lines before; the deadlines'
  * shared timer (`src/lib/timers.ts`, +43 lines) since one timer per deadline leaked a batch's memory.
+ * A request's failure path (`models/extra/_failures.ts`, `_retry.ts`) and a command's that did not end by itself
+ * (`environments/extra/_failure.ts`) load at the first failure since: 66 files and 11,000 lines before.
  */
-export const CONTROL_BUDGET = { files: 66, lines: 11_000 } as const;
+export const CONTROL_BUDGET = { files: 64, lines: 10_660 } as const;
 
 /** Issue 28's budget of the control, not met yet (see src/README.md, The control). */
 export const CONTROL_TARGET = { files: 60, lines: 8_000 } as const;

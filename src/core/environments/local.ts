@@ -121,7 +121,7 @@ export class LocalEnvironment implements Environment {
       const r = await run;
       if (r.timedOut || r.aborted || r.signal !== null) {
         // A command that did not end by itself: upstream's wording, loaded at the first one.
-        const { abortedWithin, failure } = await import("./_failure.ts");
+        const { abortedWithin, failure } = await import("./extra/_failure.ts");
         if (r.timedOut) {
           return failure(
             r.output,
@@ -142,7 +142,7 @@ export class LocalEnvironment implements Environment {
         throw new EnvironmentLost(exitMessage("EnvironmentLost", "", why));
       }
       const message = e instanceof Error ? e.message.replaceAll("\n", " ") : String(e);
-      const { failure, pythonName } = await import("./_failure.ts");
+      const { failure, pythonName } = await import("./extra/_failure.ts");
       return failure("", pythonName(e), message);
     } finally {
       this.#running.delete(run);

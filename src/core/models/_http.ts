@@ -16,7 +16,7 @@ import { type ApiKey, type ModelKwargs, readModelKwargs } from "./_kwargs.ts";
 import { DEFAULT_REQUEST_TIMEOUT, OPENAI_KEYS, type OpenAIClientConfig } from "./_keys.ts";
 import { type Endpoint, resolveEndpoint } from "./_presets.ts";
 import { PROVIDERS } from "./providers.ts";
-import type { RetryPolicy, TransientError } from "./_retry.ts";
+import type { RetryPolicy, TransientError } from "./extra/_retry.ts";
 import type { StreamSink } from "../types.ts";
 
 /** What an HTTP client needs from the outside world. */

@@ -1,14 +1,14 @@
 /**
  * One HTTP exchange with an OpenAI-compatible endpoint: a POST with a deadline, a redirect followed at
  * most once, a response body read up to a cap, and the answer parsed into a result. A failure is sorted
- * by `_failures.ts` into one another attempt may fix or one it will not, and retried by `_retry.ts`:
+ * by `extra/_failures.ts` into one another attempt may fix or one it will not, and retried by `extra/_retry.ts`:
  * both load at the first failure.
  *
  * @module
  */
 import { ApiError } from "../errors.ts";
 import type { Json, StreamSink } from "../types.ts";
-import type { RetryPolicy } from "./_retry.ts";
+import type { RetryPolicy } from "./extra/_retry.ts";
 import { after } from "../../lib/timers.ts";
 
 /** What a {@link Transport} needs. */
@@ -96,7 +96,7 @@ export class Transport {
       if (policy.contact) policy.contact.answered = true;
       return result;
     } catch (error) {
-      return await (await import("./_retry.ts")).retry(url, again, policy, signal, error);
+      return await (await import("./extra/_retry.ts")).retry(url, again, policy, signal, error);
     }
   }
 
@@ -110,7 +110,7 @@ export class Transport {
   ): Promise<T> {
     const { status, headers, text } = await this.#post(url, body, signal);
     if (status < 200 || status > 299) {
-      const failures = await import("./_failures.ts");
+      const failures = await import("./extra/_failures.ts");
       if (status <= 399 && status >= 300) {
         const target = failures.redirectTarget(url, status, headers.get("location"), redirected);
         return await this.#exchange(target, body, parse, signal, true);
@@ -121,7 +121,7 @@ export class Transport {
       return parse(text);
     } catch (error) {
       // Not JSON, or the provider's error object: nothing was served, so another attempt buys nothing twice.
-      throw (await import("./_failures.ts")).bodyError(this.#o, error, status) ?? error;
+      throw (await import("./extra/_failures.ts")).bodyError(this.#o, error, status) ?? error;
     }
   }
 
@@ -148,7 +148,7 @@ export class Transport {
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof ApiError) throw error;
-      const { networkError, unanswered } = await import("./_failures.ts");
+      const { networkError, unanswered } = await import("./extra/_failures.ts");
       throw deadline.aborted ? unanswered(timeoutMs) : networkError(this.#o, error);
     }
   }
@@ -194,7 +194,7 @@ export class Transport {
     } catch (error) {
       const timedOut = controller.signal.aborted;
       if (signal?.aborted) throw signal.reason;
-      throw (await import("./_failures.ts")).fetchError(
+      throw (await import("./extra/_failures.ts")).fetchError(
         this.#o,
         error,
         status,

@@ -8,7 +8,7 @@ import type { InputItem } from "./model_class.ts";
 import type { ChatClient, ChatRequest, Completion, Json } from "../types.ts";
 import type { CostPolicy } from "./_cost.ts";
 import { type Endpoint, routeUrl } from "./_presets.ts";
-import type { RetryPolicy } from "./_retry.ts";
+import type { RetryPolicy } from "./extra/_retry.ts";
 import { completionOf, parseCompletionBody, servedModel } from "./_wire.ts";
 import { RequestBodies } from "./_body.ts";
 import { Transport } from "./_transport.ts";

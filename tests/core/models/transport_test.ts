@@ -1,11 +1,11 @@
 /**
- * One HTTP exchange and its retries (src/core/models/_transport.ts, _retry.ts), through the client against
+ * One HTTP exchange and its retries (src/core/models/_transport.ts, extra/_retry.ts), through the client against
  * the loopback server with injected faults.
  */
 import { assert, assertEquals, assertRejects } from "../../_support/assert.ts";
 import { ApiError } from "../../../src/core/errors.ts";
 import type { OpenAIClientConfig } from "../../../src/core/models/_keys.ts";
-import { abortableSleep } from "../../../src/core/models/_retry.ts";
+import { abortableSleep } from "../../../src/core/models/extra/_retry.ts";
 import { type ScriptReply, toCompletionBody } from "../../../src/core/models/extra/_script.ts";
 import type { ChatRequest, Json } from "../../../src/core/types.ts";
 import { startFakeServer } from "../../_support/fake_server.ts";

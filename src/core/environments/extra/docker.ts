@@ -35,7 +35,7 @@ import {
   watchEngine,
 } from "./_engine.ts";
 import { probeUname, type Uname } from "../_uname.ts";
-import { abortedWithin, failure, pythonName } from "../_failure.ts";
+import { abortedWithin, failure, pythonName } from "./_failure.ts";
 import { reprStr } from "../../../lib/python/pyrepr.ts";
 import { containerLifetime, execArgv, execEnvArgs, KILL_SCRIPT, untrailed } from "./_container_args.ts";
 

@@ -24,7 +24,7 @@ import { SINGULARITY_KEYS, type SingularityEnvironmentConfig } from "../_keys.ts
 import type { EnvironmentContext } from "../environment_class.ts";
 
 export { SINGULARITY_KEYS };
-import { failure, pythonName } from "../_failure.ts";
+import { failure, pythonName } from "./_failure.ts";
 import { probeUname, type Uname } from "../_uname.ts";
 import { cliName, engineError, errorText, randomHex } from "./_engine.ts";
 import { GUARD_SECONDS, LeftoverGuard } from "./_leftover_guard.ts";

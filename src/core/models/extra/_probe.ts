@@ -7,7 +7,7 @@
  */
 import { ApiError } from "../../errors.ts";
 import type { Endpoint } from "../_presets.ts";
-import { TransientError } from "../_retry.ts";
+import { TransientError } from "./_retry.ts";
 import type { Transport } from "../_transport.ts";
 import { retryAdvice } from "../_http.ts";
 import type { EndpointCheck } from "../model_class.ts";

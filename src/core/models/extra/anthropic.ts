@@ -11,7 +11,7 @@ import type { ChatClient, ChatRequest, Completion, Json } from "../../types.ts";
 import type { ConfigInput } from "../../config/keys.ts";
 import type { CostPolicy } from "../_cost.ts";
 import type { Endpoint } from "../_presets.ts";
-import type { RetryPolicy } from "../_retry.ts";
+import type { RetryPolicy } from "./_retry.ts";
 import { RequestBodies } from "../_body.ts";
 import { Transport } from "../_transport.ts";
 import type { OPENAI_KEYS } from "../_keys.ts";

@@ -11,8 +11,8 @@
  */
 import { ApiError, ConfigError } from "../../errors.ts";
 import { GOOGLE_CREDENTIALS } from "../providers.ts";
-import { TransientError } from "../_retry.ts";
-import { networkFailure } from "../_failures.ts";
+import { TransientError } from "./_retry.ts";
+import { networkFailure } from "./_failures.ts";
 
 /** The scope litellm asks for. */
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";

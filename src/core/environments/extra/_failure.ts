@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ExecOutput } from "../types.ts";
+import type { ExecOutput } from "../../types.ts";
 
 /** Upstream's prefix of every `exception_info`. */
 export const EXCEPTION_PREFIX = "An error occurred while executing the command: ";

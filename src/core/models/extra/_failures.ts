@@ -1,15 +1,15 @@
 /**
  * What a failed HTTP exchange means: a status, a redirect, a body that is not the answer or a `fetch`
  * that threw, sorted into a failure another attempt may fix ({@link TransientError}) or one it will not
- * ({@link ApiError}), in one line with what to check. `_transport.ts` loads it at the first failure, so
+ * ({@link ApiError}), in one line with what to check. `../_transport.ts` loads it at the first failure, so
  * a run whose every request succeeds never does.
  *
  * @module
  */
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 import { parseRetryAfter, retryableStatus, TransientError } from "./_retry.ts";
-import { MalformedBodyError, oneLine, ProviderErrorBody } from "./_wire.ts";
-import { isPlainObject } from "../../lib/json.ts";
+import { MalformedBodyError, oneLine, ProviderErrorBody } from "../_wire.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 /** What the messages name and how they are cleaned (a transport's options). */
 export interface FailureContext {

@@ -1,12 +1,12 @@
 /**
  * Retries with exponential backoff and full jitter, honouring `Retry-After`, for transient failures
  * only. Anything not marked {@link TransientError} propagates at once. Loaded at a request's first
- * failure (`_transport.ts`): a run whose requests all succeed never loads it.
+ * failure (`../_transport.ts`): a run whose requests all succeed never loads it.
  *
  * @module
  */
-import { ApiError } from "../errors.ts";
-import { MAX_TIMER_MS } from "../../lib/timers.ts";
+import { ApiError } from "../../errors.ts";
+import { MAX_TIMER_MS } from "../../../lib/timers.ts";
 
 /** A delay the server asked for, and the header that asked. */
 export interface RetryAfter {
