@@ -133,18 +133,14 @@ export class DirLock {
     return new DirLock(await Deno.open(path, { create: true, write: true }));
   }
 
-  /**
-   * Run `fn` holding the lock (one holder at a time, in this process and across processes). A free
-   * lock is taken and given back synchronously (`flock` answers at once); only one another process
-   * holds is waited for off the event loop. A batch takes it at every save of every instance.
-   */
+  /** Run `fn` holding the lock (one holder at a time, in this process and across processes). */
   with<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(async () => {
-      if (!this.#file.tryLockSync(true)) await this.#file.lock(true);
+      await this.#file.lock(true);
       try {
         return await fn();
       } finally {
-        this.#file.unlockSync();
+        await this.#file.unlock();
       }
     });
     this.#queue = run.catch(() => {});
