@@ -111,7 +111,7 @@ export class Transport {
     const { status, headers, text } = await this.#post(url, body, signal);
     if (status < 200 || status > 299) {
       const failures = await import("./extra/_failures.ts");
-      if (status <= 399 && status >= 300) {
+      if (status >= 300 && status <= 399) {
         const target = failures.redirectTarget(url, status, headers.get("location"), redirected);
         return await this.#exchange(target, body, parse, signal, true);
       }
@@ -147,7 +147,7 @@ export class Transport {
       return { status: response.status, text };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (error instanceof ApiError) throw error;
+      if (error instanceof ApiError && !deadline.aborted) throw error;
       const { networkError, unanswered } = await import("./extra/_failures.ts");
       throw deadline.aborted ? unanswered(timeoutMs) : networkError(this.#o, error);
     }
@@ -193,7 +193,7 @@ export class Transport {
       return { status, headers, text };
     } catch (error) {
       const timedOut = controller.signal.aborted;
-      if (signal?.aborted) throw signal.reason;
+      if (signal?.aborted) throw signal.reason; // a stop (Ctrl-C) loads nothing
       throw (await import("./extra/_failures.ts")).fetchError(
         this.#o,
         error,
