@@ -16,8 +16,10 @@ const ROOT = new URL("../..", import.meta.url);
  * shared timer (`src/lib/timers.ts`, +43 lines) since one timer per deadline leaked a batch's memory.
  * A request's failure path (`models/extra/_failures.ts`, `_retry.ts`) and a command's that did not end by itself
  * (`environments/extra/_failure.ts`) load at the first failure since: 66 files and 11,000 lines before.
+ * A body read natively when it needs neither decoding nor counting (`plainWithinCap` in
+ * `_transport.ts`, +13 lines) since it bought ~6% of a batch's wall.
  */
-export const CONTROL_BUDGET = { files: 64, lines: 10_660 } as const;
+export const CONTROL_BUDGET = { files: 64, lines: 10_673 } as const;
 
 /** Issue 28's budget of the control, not met yet (see src/README.md, The control). */
 export const CONTROL_TARGET = { files: 60, lines: 8_000 } as const;

