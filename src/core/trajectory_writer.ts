@@ -210,13 +210,11 @@ export class TrajectoryWriter {
     const { fixed, changing } = infoParts(info);
     const changingBytes = encoder.encode(changing);
     const room = this.#room;
-    if (
-      fixed !== this.#fixed ||
-      (!equal(changingBytes, room.used) && (!room.atomic || changingBytes.length > room.size))
-    ) {
+    const same = equal(changingBytes, room.used);
+    if (fixed !== this.#fixed || (!same && (!room.atomic || changingBytes.length > room.size))) {
       return this.#rewrite(messages, info);
     }
-    if (!equal(changingBytes, room.used)) {
+    if (!same) {
       // Over what the room held before, spaces after the new members; one write, inside one page.
       const bytes = new Uint8Array(Math.max(changingBytes.length, room.used.length)).fill(SPACE);
       bytes.set(changingBytes);
