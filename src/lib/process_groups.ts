@@ -60,7 +60,7 @@ else
   stats=$(printf '%s\n' /proc/[0-9]*/stat)
 fi
 for f in $stats; do
-  read -r s < "$f" 2>/dev/null || continue
+  read -r s 2>/dev/null < "$f" || continue
   set -f; set -- ${AFTER_COMM}; set +f
   case " $groups " in *" $4 "*) kill -KILL -- "-$3" 2>/dev/null;; esac
 done
