@@ -9,18 +9,13 @@
 import { ApiError } from "../errors.ts";
 import type { Json, StreamSink } from "../types.ts";
 import type { RetryPolicy } from "./extra/_retry.ts";
+import type { FailureContext } from "./extra/_failures.ts";
 import { after } from "../../lib/timers.ts";
 
-/** What a {@link Transport} needs. */
-export interface TransportOptions {
+/** What a {@link Transport} needs: what its failures' messages name, and how it sends. */
+export interface TransportOptions extends FailureContext {
   /** Request headers, the key included. */
   headers: Record<string, string>;
-  /** Deadline of one exchange, ms; 0 = none. */
-  timeoutMs: number;
-  /** The configured base URL, named in messages. */
-  baseUrl: string;
-  /** What to do about a 401 or 403 (`set OPENAI_API_KEY`, ...). */
-  authHint: string;
   /**
    * Read `text/event-stream` answers as a streamed reply, shown to `sink` as it arrives; `read`
    * rebuilds the plain body from the events (default: chat-completion chunks).
@@ -29,8 +24,6 @@ export interface TransportOptions {
     sink: StreamSink | undefined;
     read?: (body: ReadableStream<Uint8Array>, sink?: StreamSink) => Promise<Json>;
   } | undefined;
-  /** Removes secrets from a message. */
-  redact: (text: string) => string;
   /** Receives notes. */
   log: (line: string) => void;
   /**
@@ -90,11 +83,13 @@ export class Transport {
     signal?: AbortSignal,
   ): Promise<T> {
     signal?.throwIfAborted();
-    const again = () => this.attempt(url, body, parse, signal);
-    try {
-      const result = await again();
+    const again = async () => {
+      const result = await this.attempt(url, body, parse, signal);
       if (policy.contact) policy.contact.answered = true;
       return result;
+    };
+    try {
+      return await again();
     } catch (error) {
       return await (await import("./extra/_retry.ts")).retry(url, again, policy, signal, error);
     }
@@ -195,14 +190,7 @@ export class Transport {
     } catch (error) {
       const timedOut = controller.signal.aborted;
       if (signal?.aborted) throw signal.reason; // a stop (Ctrl-C) loads nothing
-      throw (await import("./extra/_failures.ts")).fetchError(
-        this.#o,
-        error,
-        status,
-        signal,
-        timedOut,
-        decoding?.BodyDecodeError,
-      );
+      throw (await import("./extra/_failures.ts")).fetchError(this.#o, error, status, timedOut);
     } finally {
       cancelDeadline?.();
       signal?.removeEventListener("abort", onAbort);
@@ -217,12 +205,17 @@ export class Transport {
  * batch's wall against a local server (vLLM's and the bench's answers are such bodies).
  */
 function plainWithinCap(headers: Headers): boolean {
-  const encoding = (headers.get("content-encoding") ?? "").trim().toLowerCase();
   const declared = Number(headers.get("content-length") ?? NaN);
-  return (encoding === "" || encoding === "identity") && declared >= 0 && declared <= MAX_RESPONSE_BYTES;
+  return unencoded(headers) && declared >= 0 && declared <= MAX_RESPONSE_BYTES;
 }
 
-/** `extra/_decode.ts`, once a body came encoded (no `BodyDecodeError` can exist before). */
+/** The body is sent as it is: no `content-encoding`, or `identity`. */
+function unencoded(headers: Headers): boolean {
+  const encoding = (headers.get("content-encoding") ?? "").trim().toLowerCase();
+  return encoding === "" || encoding === "identity";
+}
+
+/** `extra/_decode.ts`, once a body came encoded. */
 let decoding: typeof import("./extra/_decode.ts") | undefined;
 
 /**
@@ -230,8 +223,7 @@ let decoding: typeof import("./extra/_decode.ts") | undefined;
  * `extra/_decode.ts` (loaded at the first such body), which decodes what the runtime's `fetch` does not.
  */
 async function decodedBody(response: Response, url: string): Promise<ReadableStream<Uint8Array>> {
-  const encoding = (response.headers.get("content-encoding") ?? "").trim().toLowerCase();
-  if (response.body && (encoding === "" || encoding === "identity")) return response.body;
+  if (response.body && unencoded(response.headers)) return response.body;
   decoding ??= await import("./extra/_decode.ts");
   return decoding.decodedBody(response, url);
 }

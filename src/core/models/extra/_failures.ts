@@ -10,15 +10,16 @@ import { ApiError } from "../../errors.ts";
 import { parseRetryAfter, retryableStatus, TransientError } from "./_retry.ts";
 import { MalformedBodyError, oneLine, ProviderErrorBody } from "../_wire.ts";
 import { isPlainObject } from "../../../lib/json.ts";
+import { BodyDecodeError } from "./_decode.ts";
 
-/** What the messages name and how they are cleaned (a transport's options). */
+/** What the messages name and how they are cleaned (a transport's options hold them). */
 export interface FailureContext {
+  /** Deadline of one exchange, ms; 0 = none. */
+  timeoutMs: number;
   /** The configured base URL, named in messages. */
   baseUrl: string;
   /** What to do about a 401 or 403 (`set OPENAI_API_KEY`, ...). */
   authHint: string;
-  /** Deadline of one exchange, ms. */
-  timeoutMs: number;
   /** Removes secrets from a message. */
   redact: (text: string) => string;
 }
@@ -52,23 +53,11 @@ export function statusError(
   return new ApiError(`Cannot query model: ${what}${NO_RETRY_HINT[status] ?? ""}`, status);
 }
 
-/**
- * What a request that threw throws: the caller's abort reason, or the error another attempt may fix or not.
- *
- * @param decodeError the class of a body that could not be decoded, once one could exist
- */
-export function fetchError(
-  o: FailureContext,
-  error: unknown,
-  status: number,
-  signal: AbortSignal | undefined,
-  timedOut: boolean,
-  decodeError?: new (...args: never[]) => Error & { retryable: boolean },
-): unknown {
-  if (signal?.aborted) return signal.reason;
+/** What a request that threw (not aborted by its caller) throws: the error another attempt may fix or not. */
+export function fetchError(o: FailureContext, error: unknown, status: number, timedOut: boolean): Error {
   // ApiError: not worth another attempt; TransientError: a `sign` hook's own (a token endpoint's 5xx).
   if (error instanceof ApiError || error instanceof TransientError) return error;
-  if (decodeError && error instanceof decodeError) {
+  if (error instanceof BodyDecodeError) {
     const message = o.redact(oneLine(error.message));
     return error.retryable ? new TransientError(message, status) : new ApiError(message, status);
   }

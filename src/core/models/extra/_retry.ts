@@ -80,7 +80,7 @@ export interface RetryPolicy {
  * {@link parseRetryAfter}) capped at `maxDelay`. Each retry logs one line.
  *
  * @param what names the operation in log lines and errors (e.g. `http://host/v1/chat/completions`)
- * @param attempt one more try
+ * @param attempt one more try (it marks `policy.contact` answered when it succeeds)
  * @param policy attempts, delays and injected effects
  * @param signal aborts at once, also during a backoff sleep; the rejection is its reason
  * @param failed what the first attempt threw
@@ -131,9 +131,7 @@ export async function retry<T>(
     await (policy.sleep ?? abortableSleep)(delay, signal);
     signal?.throwIfAborted();
     try {
-      const result = await attempt();
-      if (contact) contact.answered = true;
-      return result;
+      return await attempt();
     } catch (next) {
       error = next;
     }
