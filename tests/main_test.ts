@@ -2,6 +2,7 @@
  * The CLI as a subprocess, against the loopback OpenAI-compatible server.
  */
 import { assert, assertEquals, assertMatch } from "./_support/assert.ts";
+import { NO_TMPFS } from "./_support/tmpfs.ts";
 import { startFakeServer } from "./_support/fake_server.ts";
 import type { ScriptReply } from "../src/core/models/extra/_script.ts";
 import { readTrajectory } from "../src/core/trajectory.ts";
@@ -702,7 +703,7 @@ Deno.test("claudius runs started together with the default output path each get 
 
 Deno.test({
   name: "claudius on a full disk stops, names the trajectory and what to do, and leaves it valid JSON",
-  ignore: Deno.uid() !== 0 && !Deno.env.get("CI"), // mounting a tmpfs needs root
+  ignore: NO_TMPFS, // mounting a tmpfs needs root
   fn: async () => {
     const dir = await Deno.makeTempDir();
     const disk = `${dir}/disk`;

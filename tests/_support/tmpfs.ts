@@ -3,9 +3,10 @@
  * unless CI is set, where they must run).
  */
 import { assert } from "./assert.ts";
+import { NO_ROOT } from "./root.ts";
 
 /** True when a tmpfs cannot be mounted here (not root) and CI does not demand it. */
-export const NO_TMPFS: boolean = Deno.uid() !== 0 && !Deno.env.get("CI");
+export const NO_TMPFS: boolean = NO_ROOT;
 
 /**
  * Run `fn` with a fresh tmpfs of `size` (mount's syntax, e.g. `64k`) mounted on a new directory,

@@ -5,6 +5,7 @@
  * name only looks like the fields it looks for.
  */
 import { assert, assertEquals } from "../_support/assert.ts";
+import { NO_ROOT } from "../_support/root.ts";
 import { KILL_SESSIONS, killLeftovers, RUN_MARK_VARIABLE } from "../../src/lib/process_groups.ts";
 
 const decoder = new TextDecoder();
@@ -98,9 +99,6 @@ Deno.test("killLeftovers() kills a marked process that made a session of its own
   }
 });
 
-/** A PID namespace cannot be made here (not root) and CI does not demand it. */
-const NO_PID_NAMESPACE = Deno.uid() !== 0 && !Deno.env.get("CI");
-
 // Without grep the scan reads every process's line: run it in a PID namespace of its own, where every
 // process is the test's, so that a scan that killed too much could only kill those.
 const WITHOUT_GREP = String.raw`out=$(mktemp); trap 'rm -f "$out"' EXIT
@@ -121,7 +119,7 @@ echo alive`;
 
 Deno.test({
   name: "the session scan without grep on PATH reads every line, and kills the same",
-  ignore: NO_PID_NAMESPACE,
+  ignore: NO_ROOT, // a PID namespace needs root
   fn: async () => {
     const out = await new Deno.Command("unshare", {
       args: [
