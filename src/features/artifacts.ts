@@ -9,7 +9,7 @@ import type { Environment, HostCommand } from "../core/types.ts";
 import { resolve } from "node:path";
 import { ConfigError } from "../core/errors.ts";
 import { sameFile } from "../lib/files.ts";
-import { OrphanGuard } from "../lib/orphan_guard.ts";
+import { OrphanGuard } from "../lib/process_groups.ts";
 import type { SecretRedactor } from "../core/secret_redactor.ts";
 import {
   ISOLATED_GIT,
