@@ -14,7 +14,6 @@ import type { Action, Environment, ExecOutput, HostCommand, Vars } from "../type
 import { runCommand } from "../../lib/process.ts";
 import { killLeftovers, OrphanGuard, RUN_MARK_VARIABLE } from "../../lib/process_groups.ts";
 import { probeUname, type Uname } from "./_uname.ts";
-import { withoutBashEnv } from "./bash_env.ts";
 import { EnvironmentLost, exitMessage } from "../errors.ts";
 
 /** The resolved config, as saved in the trajectory and exposed to templates. */
@@ -98,7 +97,7 @@ export class LocalEnvironment implements Environment {
     const { command } = action;
     const { cwd, env, timeout, interpreter } = this.config;
     const signals = signal ? [signal, this.#closing.signal] : [this.#closing.signal];
-    // Like upstream's /bin/sh, bash must not source BASH_ENV before the command (see bash_env.ts).
+    // Like upstream's /bin/sh, bash must not source BASH_ENV before the command (withoutBashEnv).
     const spawn = withoutBashEnv(interpreter, { ...this.#hostEnv, ...env, [RUN_MARK_VARIABLE]: this.#token });
     if (!this.#marked) {
       this.#marked = true;
@@ -178,6 +177,36 @@ export class LocalEnvironment implements Environment {
 /** The registry's constructor of `environment_class: local` (see `classes.ts`). */
 export function createEnvironment({ own, deps }: EnvironmentContext): LocalEnvironment {
   return new LocalEnvironment(own, deps.hostEnv);
+}
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * How to run a command like upstream's `/bin/sh -c` with respect to `BASH_ENV`: for a bash `-c`
+ * interpreter, `BASH_ENV` is taken out of the shell's environment and exported by a prefix on the
+ * command's first line (give it to `runCommand` as `shellPrefix`, which keeps bash's messages as
+ * they were).
+ *
+ * @param interpreter the argv prefix (e.g. `["bash", "-c"]`)
+ * @param env the command's whole environment
+ * @returns the environment to spawn with and the shell prefix ("" when nothing changes)
+ *
+ * @example
+ * ```ts
+ * import { withoutBashEnv } from "./local.ts";
+ * withoutBashEnv(["bash", "-c"], { BASH_ENV: "/root/.bashrc" });
+ * // { env: {}, shellPrefix: "export BASH_ENV='/root/.bashrc'; " }
+ * ```
+ */
+export function withoutBashEnv(
+  interpreter: readonly string[],
+  env: Record<string, string>,
+): { env: Record<string, string>; shellPrefix: string } {
+  const [shell, flag, ...rest] = interpreter;
+  const bashC = rest.length === 0 && /(^|\/)bash$/.test(shell ?? "") && /^-[a-z]*c$/.test(flag ?? "");
+  if (!bashC || env.BASH_ENV === undefined) return { env, shellPrefix: "" };
+  const { BASH_ENV: rc, ...others } = env;
+  return { env: others, shellPrefix: `export BASH_ENV=${quote(rc)}; ` };
 }
 
 /** True when `path` is a directory now. */

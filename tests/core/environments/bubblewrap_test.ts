@@ -7,10 +7,11 @@ import { BubblewrapEnvironment } from "../../../src/core/environments/extra/bubb
 import { runCommand } from "../../../src/lib/process.ts";
 import type { ConfigInput } from "../../../src/core/config/keys.ts";
 import type { BUBBLEWRAP_KEYS } from "../../../src/core/environments/_keys.ts";
-import { warnSlowBashEnv } from "../../../src/core/environments/bash_env.ts";
+import { warnSlowBashEnv } from "../../../src/core/environments/extra/bash_env.ts";
 import { ConfigError } from "../../../src/core/errors.ts";
 import { makeEnvironment } from "../../../src/core/environments/classes.ts";
-import { episodeDeps } from "../../_support/episode.ts";
+import { configIO, episodeDeps, runWithFeatures } from "../../_support/episode.ts";
+import { loadConfig } from "../../../src/core/config/load.ts";
 
 const probe = await runCommand(["bwrap", "--ro-bind", "/", "/", "true"], { timeoutSeconds: 30 }).then(
   (r) => (r.exitCode === 0 ? "" : `\`bwrap --ro-bind / / true\` fails: ${r.output.trim()}`),
@@ -200,3 +201,33 @@ bwrapTest(
     });
   },
 );
+
+bwrapTest("a run whose environment sources a failing BASH_ENV says so before its first step", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "claudius-bwrap-" });
+  try {
+    // Fails only where it is sourced the second time: the empty command after the sandbox's start.
+    await Deno.writeTextFile(
+      `${dir}/rc`,
+      `echo >> ${dir}/sourced; [ "$(wc -l < ${dir}/sourced)" = 2 ] && exit 3\n`,
+    );
+    const overrides = {
+      agent: { step_limit: 1 },
+      model: { model_class: "scripted", replies: [{ commands: ["echo hi"] }] },
+      environment: { environment_class: "bubblewrap", cwd: dir, env: { BASH_ENV: `${dir}/rc` } },
+    };
+    const { config } = await loadConfig(["default"], configIO(), () => {}, { overrides });
+    const logs: string[] = [];
+    await runWithFeatures(
+      config,
+      { task: "t", outputPath: `${dir}/t.traj.json` },
+      episodeDeps({ log: (l) => logs.push(l) }),
+    );
+    const warned = logs.findIndex((l) =>
+      l.startsWith(`warning: environment.env.BASH_ENV=${dir}/rc: bash sources it`)
+    );
+    assert(warned >= 0, logs.join("\n"));
+    assertMatch(logs[warned]!, /an empty command failed/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -13,7 +13,7 @@ import {
 import { containerLifetime } from "../../../src/core/environments/extra/_container_args.ts";
 import { runCommand } from "../../../src/lib/process.ts";
 import { ConfigError, EnvironmentLost } from "../../../src/core/errors.ts";
-import { warnSlowBashEnv } from "../../../src/core/environments/bash_env.ts";
+import { warnSlowBashEnv } from "../../../src/core/environments/extra/bash_env.ts";
 import { resolveConfig } from "../../../src/core/config/load.ts";
 import {
   cli,

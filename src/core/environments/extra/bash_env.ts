@@ -1,45 +1,14 @@
 /**
- * `BASH_ENV`: non-interactive bash sources the file it names before every `bash -c`. Upstream's local
- * environment runs `/bin/sh -c`, which never does, so the local environment keeps bash from sourcing
- * it (the variable still reaches the command and what it starts). Containers and bubblewrap run bash
- * as upstream does, sourcing it; there a slow or hanging file would make every command slow or time
- * out, so a run that sets it first times one empty command and says so.
+ * `BASH_ENV` where the environment sources it: non-interactive bash sources the file it names before
+ * every `bash -c`. Containers and bubblewrap run bash as upstream does, sourcing it (the local
+ * environment keeps bash from it, as upstream's `/bin/sh -c` never reads it: `withoutBashEnv()` in
+ * `local.ts`); there a slow or hanging file would make every command slow or time out, so a run that
+ * sets it first times one empty command and says so. Loaded when `environment.env` sets `BASH_ENV`.
  *
  * @module
  */
-import type { Environment } from "../types.ts";
-import { isPlainObject } from "../../lib/json.ts";
-
-const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/**
- * How to run a command like upstream's `/bin/sh -c` with respect to `BASH_ENV`: for a bash `-c`
- * interpreter, `BASH_ENV` is taken out of the shell's environment and exported by a prefix on the
- * command's first line (give it to `runCommand` as `shellPrefix`, which keeps bash's messages as
- * they were).
- *
- * @param interpreter the argv prefix (e.g. `["bash", "-c"]`)
- * @param env the command's whole environment
- * @returns the environment to spawn with and the shell prefix ("" when nothing changes)
- *
- * @example
- * ```ts
- * import { withoutBashEnv } from "./bash_env.ts";
-
- * withoutBashEnv(["bash", "-c"], { BASH_ENV: "/root/.bashrc" });
- * // { env: {}, shellPrefix: "export BASH_ENV='/root/.bashrc'; " }
- * ```
- */
-export function withoutBashEnv(
-  interpreter: readonly string[],
-  env: Record<string, string>,
-): { env: Record<string, string>; shellPrefix: string } {
-  const [shell, flag, ...rest] = interpreter;
-  const bashC = rest.length === 0 && /(^|\/)bash$/.test(shell ?? "") && /^-[a-z]*c$/.test(flag ?? "");
-  if (!bashC || env.BASH_ENV === undefined) return { env, shellPrefix: "" };
-  const { BASH_ENV: rc, ...others } = env;
-  return { env: others, shellPrefix: `export BASH_ENV=${quote(rc)}; ` };
-}
+import type { Environment } from "../../types.ts";
+import { isPlainObject } from "../../../lib/json.ts";
 
 /**
  * Time one empty command when `environment.env` sets `BASH_ENV` and the environment sources it, and
