@@ -52,8 +52,10 @@ const AFTER_COMM = "${s##*) }";
  * (a line with no such text cannot be in one; each it keeps is read field by field in bash, so a
  * command name that looks like fields never misleads it): reading every process's line in bash takes
  * ~80 us apiece, ~7 ms of a batch instance's end at 80 processes. Without grep every line is read.
+ * Nothing when `$groups` is empty.
  */
-export const KILL_SESSIONS = String.raw`set -f; set -- $groups; set +f
+export const KILL_SESSIONS = String.raw`if [ -n "$groups" ]; then
+set -f; set -- $groups; set +f
 IFS='|'; sessions="$*"; unset IFS
 if command -v grep >/dev/null 2>&1; then
   stats=$(grep -lsE -- "\) . [0-9]+ [0-9]+ (${"$sessions"}) " /proc/[0-9]*/stat)
@@ -65,7 +67,8 @@ for f in $stats; do
   set -f; set -- ${AFTER_COMM}; set +f
   case " $groups " in *" $4 "*) kill -KILL -- "-$3" 2>/dev/null;; esac
 done
-for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done`;
+for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+fi`;
 
 /** The variable every command of one environment carries, `<name>=<that environment's token>`. */
 export const RUN_MARK_VARIABLE = "CLAUDIUS_RUN_MARK";
@@ -89,13 +92,10 @@ export const KILL_MARKED = String.raw`if [ -n "$mark" ]; then
 fi`;
 
 /**
- * Bash that SIGKILLs what a run left: the groups in `$groups` and their sessions' groups, when there
- * are any, then the processes marked `$mark`, when there is one.
+ * Bash that SIGKILLs what a run left: the groups in `$groups` and their sessions' groups, then the
+ * processes marked `$mark` (each step only when its variable is set).
  */
-const KILL_LEFTOVERS = `if [ -n "$groups" ]; then
-${KILL_SESSIONS}
-fi
-${KILL_MARKED}`;
+const KILL_LEFTOVERS = `${KILL_SESSIONS}\n${KILL_MARKED}`;
 
 /** The script of an {@link OrphanGuard}; `$1` is the grace in seconds between SIGTERM and SIGKILL (0: none). */
 const GUARD = String.raw`trap '' INT TERM HUP QUIT

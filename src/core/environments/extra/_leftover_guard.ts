@@ -23,9 +23,7 @@ groups=
 while read -r line; do
   case "$line" in done) exit 0 ;; "g "*) groups="$groups ${"${line#g }"}" ;; esac
 done
-if [ -n "$groups" ]; then
 ${KILL_SESSIONS}
-fi
 end=$(( $(date +%s) + secs ))
 while :; do
   left=$(( end - $(date +%s) ))
