@@ -19,10 +19,10 @@ import type { ResolvedConfig } from "./config/load.ts";
 import { checkRequired, type ConfigOf, type Keys } from "./config/keys.ts";
 import { errorExitMessage, InterruptAgentFlow, RuntimeError } from "./errors.ts";
 import { pyRepr } from "../lib/python/template/template.ts";
-import { isPlainObject } from "../lib/json.ts";
 import { TrajectoryWriter } from "./trajectory_writer.ts";
 import { makeModel, MODEL_CLASSES, type ModelClients, type ModelRow } from "./models/classes.ts";
-import { ENVIRONMENT_CLASSES, type EnvironmentRow, makeEnvironment } from "./environments/classes.ts";
+import { ENVIRONMENT_CLASSES, makeEnvironment, probeBashEnv } from "./environments/classes.ts";
+import type { EnvironmentRow } from "./environments/classes.ts";
 import { type InfoExtras, type ResumeLink, type TrajectoryInfo, trajectoryInfo } from "./trajectory_info.ts";
 import { episodeSecrets } from "./secret_redactor.ts";
 import type { Environment, Hooks, Json, LoopState, Message, Model, StreamSink, Vars } from "./types.ts";
@@ -355,10 +355,7 @@ export async function runEpisode(
   try {
     await env.start(deps.signal);
     started = true;
-    if (isPlainObject(config.environment.env) && config.environment.env.BASH_ENV !== undefined) {
-      const { warnSlowBashEnv } = await import("./environments/extra/bash_env.ts");
-      await warnSlowBashEnv(env, config.environment, deps.log, deps.signal);
-    }
+    await probeBashEnv(env, config.environment, deps.log, deps.signal);
     // A kept working directory is set up already; a new container is not.
     if (!resume || resume.restarted) {
       if (episode.setup) await env.execute({ command: episode.setup }, deps.signal);

@@ -7,6 +7,7 @@
  * @module
  */
 import type { ConfigOf, Keys } from "../config/keys.ts";
+import { isPlainObject } from "../../lib/json.ts";
 
 /** Keys of every environment class. */
 export const COMMON_ENVIRONMENT_KEYS = {
@@ -41,6 +42,16 @@ export const COMMON_ENVIRONMENT_KEYS = {
     doc: "Argv the command is appended to.",
   },
 } as const satisfies Keys;
+
+/**
+ * The `BASH_ENV` an environment's config sets in its `env` key, if any: what bash sources before every
+ * command where the class lets it (all but local; see `extra/bash_env.ts`).
+ * @param config the environment's resolved config
+ */
+export function configuredBashEnv(config: Record<string, unknown>): string | undefined {
+  const rc = isPlainObject(config.env) ? config.env.BASH_ENV : undefined;
+  return typeof rc === "string" ? rc : undefined;
+}
 
 /** The keys of `environment_class: local`. */
 export const LOCAL_KEYS: typeof COMMON_ENVIRONMENT_KEYS = COMMON_ENVIRONMENT_KEYS;

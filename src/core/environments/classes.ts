@@ -14,6 +14,7 @@ import type { Environment } from "../types.ts";
 import { resolvePath } from "../../lib/paths.ts";
 import {
   BUBBLEWRAP_KEYS,
+  configuredBashEnv,
   CONTREE_KEYS,
   DOCKER_KEYS,
   LOCAL_KEYS,
@@ -171,6 +172,24 @@ export function runsOnHost(
   classes: Readonly<Record<string, EnvironmentRow>> = ENVIRONMENT_CLASSES,
 ): boolean {
   return Object.hasOwn(classes, cls) && classes[cls]!.host === true;
+}
+
+/**
+ * Warn before the first step when the `BASH_ENV` the environment sources hangs, fails or is slow
+ * (`extra/bash_env.ts`, loaded only for a config that sets one).
+ * @param env the started environment
+ * @param config its resolved config
+ * @param log receives the warning
+ * @param signal aborts the probe (Ctrl-C)
+ */
+export async function probeBashEnv(
+  env: Environment,
+  config: Record<string, unknown>,
+  log: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (configuredBashEnv(config) === undefined) return;
+  await (await import("./extra/bash_env.ts")).warnSlowBashEnv(env, config, log, signal);
 }
 
 /** Keys of upstream's environments claudius accepts with a warning and does not act on (none now). */

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Environment } from "../../types.ts";
-import { isPlainObject } from "../../../lib/json.ts";
+import { configuredBashEnv } from "../_keys.ts";
 
 /**
  * Time one empty command when `environment.env` sets `BASH_ENV` and the environment sources it, and
@@ -25,9 +25,7 @@ export async function warnSlowBashEnv(
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const rc = isPlainObject(config.env) && typeof config.env.BASH_ENV === "string"
-    ? config.env.BASH_ENV
-    : undefined;
+  const rc = configuredBashEnv(config);
   if (rc === undefined || (config.environment_class ?? "local") === "local") return;
   const timeout = Number(config.timeout) || 0;
   const limit = timeout > 0 ? Math.min(timeout, 15) : 15;
